@@ -1,0 +1,3 @@
+DROP TABLE IF EXISTS easyjob_executions;
+DROP TABLE IF EXISTS easyjob_tasks;
+DROP TABLE IF EXISTS easyjob_nodes;

@@ -1,0 +1,20 @@
+package repository
+
+import "errors"
+
+// Sentinel errors returned by every Store. Wrap them with %w; test with errors.Is.
+var (
+	// ErrClaimLost means a fenced write matched no row: the task's version or
+	// owner changed since the caller claimed it (a peer recovered it, an
+	// operator paused it, ...). The caller must back off and not apply results.
+	ErrClaimLost = errors.New("easyjob: claim lost")
+	// ErrTaskNotFound means no task of that name exists in the group.
+	ErrTaskNotFound = errors.New("easyjob: task not found")
+	// ErrNodeNotFound means the node row does not exist (expired or deleted).
+	ErrNodeNotFound = errors.New("easyjob: node not found")
+	// ErrSchemaTooNew means the database holds a schema version this binary
+	// does not know; an older binary must not write to it.
+	ErrSchemaTooNew = errors.New("easyjob: database schema is newer than this binary")
+	// ErrConflict means a control operation lost a version race repeatedly.
+	ErrConflict = errors.New("easyjob: concurrent update, try again")
+)

@@ -1,0 +1,18 @@
+package repository
+
+import "time"
+
+// NodeID identifies a node. Ids are assigned by the store at registration
+// and grow with start time, so "the next-higher live node" is well defined.
+type NodeID int64
+
+// Node is one running replica (one Scheduler) in a group.
+type Node struct {
+	ID          NodeID
+	Group       string
+	Name        string // host:pid unless configured
+	Weight      int    // for the weight strategy; >= 1
+	Counts      int64  // executions finished by this node
+	StartedAt   time.Time
+	HeartbeatAt time.Time // store clock
+}

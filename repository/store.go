@@ -1,0 +1,176 @@
+package repository
+
+import (
+	"context"
+	"time"
+)
+
+// Store is everything the node runtime and the control operations need
+// from persistence. Each method is one round trip where the backend allows.
+// All times that decide anything (due-ness, liveness, death) are taken
+// from the store's clock, never from the caller's.
+type Store interface {
+	Clock
+	NodeStore
+	TaskStore
+	ExecutionStore
+	RecoveryStore
+	ControlStore
+	// Close releases what the store opened itself (not a caller's *sql.DB).
+	Close() error
+}
+
+// Clock reads the store's clock, the only clock that decides anything.
+type Clock interface {
+	Now(ctx context.Context) (time.Time, error)
+}
+
+// NodeStore keeps the node table.
+type NodeStore interface {
+	// RegisterNode inserts a node row with a fresh, larger-than-all id and
+	// heartbeat_at = now.
+	RegisterNode(ctx context.Context, group, name string, weight int) (Node, error)
+	// Heartbeat upserts n by id with heartbeat_at = now and n's counts and
+	// weight, and returns the row as written (HeartbeatAt is the store's now).
+	// A row that was expired is re-created under the same id.
+	Heartbeat(ctx context.Context, n Node) (Node, error)
+	// DeleteNode removes the row so peers rebalance at once.
+	DeleteNode(ctx context.Context, id NodeID) error
+	// LiveNodes lists nodes of group that heartbeated within the last
+	// `within`, sorted by id.
+	LiveNodes(ctx context.Context, group string, within time.Duration) ([]Node, error)
+	// Nodes lists every node row of group, sorted by id.
+	Nodes(ctx context.Context, group string) ([]Node, error)
+	// ExpireNodes deletes node rows silent for longer than deadFor that hold
+	// no claims; it returns how many it deleted.
+	ExpireNodes(ctx context.Context, group string, deadFor time.Duration) (int, error)
+}
+
+// DueQuery selects pending root tasks due within a window.
+type DueQuery struct {
+	Group  string
+	Names  []string      // only tasks this node has a function for
+	Window time.Duration // next_start_time <= now + Window
+	Limit  int           // 0 = no limit
+}
+
+// Due is the answer to a DueQuery: the store's now and the tasks, ordered
+// by next_start_time then id.
+type Due struct {
+	Now   time.Time
+	Tasks []Task
+}
+
+// TaskStore keeps the task table.
+type TaskStore interface {
+	// UpsertTasks writes the registered forest of group in one transaction:
+	// new names are inserted, changed definitions updated (a changed cron or
+	// time zone takes def.NextStartTime), unchanged rows are not touched.
+	// Parents are given by name and must be in defs or already stored.
+	UpsertTasks(ctx context.Context, group string, defs []TaskDef) ([]Task, error)
+	// DueTasks lists pending, unpaused root tasks due within q.Window.
+	DueTasks(ctx context.Context, q DueQuery) (Due, error)
+	// Claim moves each (id, version) still pending at that version to doing
+	// for node, version+1, in one statement. Only returned rows are won.
+	Claim(ctx context.Context, node NodeID, refs []TaskRef) ([]Task, error)
+	// Release puts claims back to pending (version+1, node cleared) where
+	// the fence still matches; it returns how many it released.
+	Release(ctx context.Context, claims []Claim) (int, error)
+	// HeldBy lists the doing tasks claimed by node.
+	HeldBy(ctx context.Context, node NodeID) ([]Task, error)
+	// Task reads one task by name; ErrTaskNotFound if there is none.
+	Task(ctx context.Context, group, name string) (Task, error)
+	// Tasks lists every task of group ordered by id.
+	Tasks(ctx context.Context, group string) ([]Task, error)
+}
+
+// Finish closes one execution and reschedules its task, fenced by Claim.
+type Finish struct {
+	Claim       Claim
+	ExecutionID int64 // 0 when no execution row was written
+	Status      ExecStatus
+	Error       string
+	// Next is the next fire time and NextAttempt its attempt number.
+	Next        time.Time
+	NextAttempt int
+	// Done marks a cron without a further fire: the task becomes finished.
+	Done bool
+	// Keep asks to keep the claim for Next (status stays doing, version+1).
+	// The store ignores it when the task was paused or triggered meanwhile.
+	Keep bool
+}
+
+// FinishResult is the outcome of one Finish: the task row as written, or
+// Err = ErrClaimLost when the fence failed (the execution is then closed as
+// ExecFenced and the task is not touched).
+type FinishResult struct {
+	Task Task
+	Err  error
+}
+
+// ExecutionStore keeps the executions table (the history).
+type ExecutionStore interface {
+	// StartExecution inserts a running execution (StartedAt = now) if the
+	// claim still holds, else returns ErrClaimLost.
+	StartExecution(ctx context.Context, c Claim, e Execution) (Execution, error)
+	// Finish applies many finishes in one statement, each with its own
+	// fence; results are in the order of fs.
+	Finish(ctx context.Context, fs []Finish) ([]FinishResult, error)
+	// History lists executions of a task, newest first.
+	History(ctx context.Context, group, name string, f HistoryFilter) ([]Execution, error)
+	// PruneHistory deletes finished executions of group older than maxAge
+	// (0 = no age bound) and beyond the newest maxRows per task (0 = no
+	// row bound), in short batches; it returns how many it deleted.
+	PruneHistory(ctx context.Context, group string, maxAge time.Duration, maxRows int) (int, error)
+}
+
+// Orphan is a doing task whose claimer is dead or gone.
+type Orphan struct {
+	Task     Task
+	DeadNode NodeID
+}
+
+// Recovery resets one orphan.
+type Recovery struct {
+	Ref      TaskRef
+	DeadNode NodeID
+	// Next replaces next_start_time when not zero (recovery policy skip);
+	// zero keeps it, so the overdue fire runs now.
+	Next time.Time
+}
+
+// RecoveryStore finds and resets the tasks of dead nodes.
+type RecoveryStore interface {
+	// Orphans lists doing tasks of group whose node has not heartbeated
+	// within deadAfter or has no row at all.
+	Orphans(ctx context.Context, group string, deadAfter time.Duration) ([]Orphan, error)
+	// Recover resets an orphan to pending with a version check and marks the
+	// dead node's running executions of it abandoned; ErrClaimLost when the
+	// version moved (another peer acted first).
+	Recover(ctx context.Context, r Recovery) error
+}
+
+// ControlStore holds the operator actions; each is version-safe against a
+// running fire: none of them fences a claimed fire.
+type ControlStore interface {
+	// Pause stops future claims. A pending task becomes paused at once; a
+	// doing one finishes its current fire, then parks as paused.
+	Pause(ctx context.Context, group, name string) (Task, error)
+	// Resume clears a pause; a fire that came due meanwhile is subject to
+	// the task's misfire policy.
+	Resume(ctx context.Context, group, name string) (Task, error)
+	// Trigger asks for one fire as soon as possible. On a paused task it
+	// runs once and stays paused; on a doing task it runs once more right
+	// after the current fire.
+	Trigger(ctx context.Context, group, name string) (Task, error)
+	// Reschedule sets a new cron and the next fire computed from it.
+	Reschedule(ctx context.Context, group, name, cron string, next time.Time) (Task, error)
+}
+
+// Notifier is implemented by stores that can wake nodes when a task is
+// registered, triggered, resumed or released (Postgres LISTEN/NOTIFY).
+type Notifier interface {
+	// Listen blocks until ctx is done (returning nil) or the connection
+	// fails, calling wake for each notification of group.
+	Listen(ctx context.Context, group string, wake func()) error
+}

@@ -1,0 +1,107 @@
+package repository
+
+import "time"
+
+// TaskID identifies a task row.
+type TaskID int64
+
+// MisfirePolicy says what a fire found late by more than the misfire
+// threshold does.
+type MisfirePolicy string
+
+// Misfire policies.
+const (
+	// MisfireFireOnceNow runs once now; the next fire comes from the cron.
+	MisfireFireOnceNow MisfirePolicy = "fire_once_now"
+	// MisfireSkip does not run; the next fire is the cron's next after now.
+	MisfireSkip MisfirePolicy = "skip"
+	// MisfireCatchUp runs the missed fires one after another, at most
+	// TaskOptions.CatchUpMax of them.
+	MisfireCatchUp MisfirePolicy = "catch_up"
+)
+
+// RecoverPolicy says what a peer does with a fire interrupted by the death
+// of its node.
+type RecoverPolicy string
+
+// Recovery policies.
+const (
+	// RecoverRerun re-runs the interrupted fire (at least once).
+	RecoverRerun RecoverPolicy = "rerun"
+	// RecoverSkip drops the interrupted fire and waits for the next one.
+	RecoverSkip RecoverPolicy = "skip"
+)
+
+// TaskOptions are the per-task policies, stored with the task row.
+type TaskOptions struct {
+	Timezone         string        `json:"tz,omitempty"`
+	Misfire          MisfirePolicy `json:"misfire,omitempty"`
+	MisfireThreshold time.Duration `json:"misfire_threshold,omitempty"`
+	CatchUpMax       int           `json:"catch_up_max,omitempty"`
+	Timeout          time.Duration `json:"timeout,omitempty"`
+	MaxRetries       int           `json:"max_retries,omitempty"`
+	RetryBackoff     time.Duration `json:"retry_backoff,omitempty"`
+	Recover          RecoverPolicy `json:"recover,omitempty"`
+}
+
+// Task is one row of the tasks table.
+type Task struct {
+	ID            TaskID
+	Group         string
+	Name          string
+	Cron          string // empty for a child that runs after every parent success
+	ParentID      TaskID // 0 for a root task
+	Status        TaskStatus
+	Version       int64
+	NodeID        NodeID // the claimer while Status is doing, else 0
+	NextStartTime time.Time
+	// Attempt is the attempt number of the fire at NextStartTime (1 = first
+	// try; > 1 = a retry).
+	Attempt int
+	// Paused is set by Pause even while a fire is running; the finish of
+	// that fire then parks the task in TaskPaused instead of rescheduling.
+	Paused bool
+	// TriggerRequested is set by Trigger while the task is doing; its finish
+	// then schedules one extra fire at once.
+	TriggerRequested bool
+	Options          TaskOptions
+	LastStatus       ExecStatus
+	LastError        string
+	LastFinishedAt   time.Time
+	CreatedAt        time.Time
+	UpdatedAt        time.Time
+}
+
+// Ref returns the (id, version) pair a claim is made against.
+func (t Task) Ref() TaskRef { return TaskRef{ID: t.ID, Version: t.Version} }
+
+// Claim returns the fencing token of a task held by its NodeID.
+func (t Task) Claim() Claim { return Claim{ID: t.ID, Version: t.Version, NodeID: t.NodeID} }
+
+// TaskRef names a task row at a version.
+type TaskRef struct {
+	ID      TaskID
+	Version int64
+}
+
+// Claim is the fencing token of a claimed task: every write that depends
+// on the claim matches all three fields.
+type Claim struct {
+	ID      TaskID
+	Version int64
+	NodeID  NodeID
+}
+
+// TaskDef is one registered task, as UpsertTasks writes it.
+type TaskDef struct {
+	Name    string
+	Cron    string
+	Parent  string // parent task name, "" for a root
+	Options TaskOptions
+	// NextStartTime is the first fire computed by the caller from the store
+	// clock. It is written for new rows and for rows whose cron or time zone
+	// changed; other rows keep their schedule.
+	NextStartTime time.Time
+	// Finished marks a cron that has no fire time at all.
+	Finished bool
+}
