@@ -93,6 +93,10 @@ type Finish struct {
 	// Next is the next fire time and NextAttempt its attempt number.
 	Next        time.Time
 	NextAttempt int
+	// Cron is the expression Next was computed from. When the row's cron
+	// differs (rescheduled while the fire ran), the row's own
+	// next_start_time wins and the claim is not kept.
+	Cron string
 	// Done marks a cron without a further fire: the task becomes finished.
 	Done bool
 	// Keep asks to keep the claim for Next (status stays doing, version+1).
