@@ -1,0 +1,166 @@
+package easyjob
+
+import (
+	"database/sql"
+	"fmt"
+	"os"
+	"strconv"
+	"time"
+
+	"github.com/rs/zerolog"
+	"github.com/uptrace/bun"
+
+	"github.com/easyjob-go/easyjob/repository"
+)
+
+// Config configures one node. The zero value is valid: it runs on a
+// private in-memory store with the defaults below.
+type Config struct {
+	// Where the schedule lives, first non-empty wins: Store, BunDB, DB, DSN.
+	// None of them: a private in-memory store (one process only).
+	Store repository.Store
+	BunDB *bun.DB
+	DB    *sql.DB
+	DSN   string
+	// Migrate applies the embedded schema migrations at start (Postgres);
+	// default true. Set SkipMigrate to manage the schema yourself.
+	SkipMigrate bool
+
+	// Group scopes tasks and nodes so several services can share a
+	// database. Default "default".
+	Group string
+	// NodeName is shown in status output. Default host:pid.
+	NodeName string
+	// Strategy names the claim strategy: default, id_hash, least_count,
+	// weight, or a name registered with strategy.Register. Default "default".
+	Strategy string
+	// Weight is this node's share under the weight strategy. Default 1.
+	Weight int
+
+	HeartbeatInterval time.Duration // default 1s
+	// LiveAfter: a node is live while its last heartbeat is this recent.
+	// Default 2 heartbeats.
+	LiveAfter time.Duration
+	// DeadAfter: a node silent this long is dead and its tasks are
+	// recovered. Default 3 heartbeats; must exceed LiveAfter.
+	DeadAfter       time.Duration
+	RecoverInterval time.Duration // default 1s
+	PollInterval    time.Duration // default 1s
+	// FetchWindow: the loader claims tasks due within this window and fires
+	// them from the local delay queue. Default 5s.
+	FetchWindow time.Duration
+	// StealAfter: a due task left unclaimed this long may be claimed by any
+	// live node whatever the strategy says. Default 2 poll intervals.
+	StealAfter time.Duration
+	// Workers bounds concurrently running jobs. Default 10.
+	Workers int
+	// MaxClaims bounds claims held (queued or running). Default 100 × Workers.
+	MaxClaims int
+	// StartDeadline: a claimed fire that found no free worker for this long
+	// is released so a peer can run it. Default 1s.
+	StartDeadline time.Duration
+	// ShutdownGrace: how long Run waits for running jobs after ctx is done
+	// before cancelling them. Default 30s.
+	ShutdownGrace time.Duration
+	// NodeExpiry: node rows dead this long are deleted. Default 1h.
+	NodeExpiry time.Duration
+
+	// Logger receives structured logs. Default: zerolog.Nop().
+	Logger *zerolog.Logger
+
+	hooks *testHooks
+}
+
+func (c Config) withDefaults() Config {
+	if c.Group == "" {
+		c.Group = "default"
+	}
+	if c.NodeName == "" {
+		host, _ := os.Hostname()
+		c.NodeName = host + ":" + strconv.Itoa(os.Getpid())
+	}
+	if c.Strategy == "" {
+		c.Strategy = "default"
+	}
+	if c.Weight == 0 {
+		c.Weight = 1
+	}
+	if c.HeartbeatInterval == 0 {
+		c.HeartbeatInterval = time.Second
+	}
+	if c.LiveAfter == 0 {
+		c.LiveAfter = 2 * c.HeartbeatInterval
+	}
+	if c.DeadAfter == 0 {
+		c.DeadAfter = 3 * c.HeartbeatInterval
+	}
+	if c.RecoverInterval == 0 {
+		c.RecoverInterval = time.Second
+	}
+	if c.PollInterval == 0 {
+		c.PollInterval = time.Second
+	}
+	if c.FetchWindow == 0 {
+		c.FetchWindow = 5 * time.Second
+	}
+	if c.StealAfter == 0 {
+		c.StealAfter = 2 * c.PollInterval
+	}
+	if c.Workers == 0 {
+		c.Workers = 10
+	}
+	if c.MaxClaims == 0 {
+		c.MaxClaims = 100 * c.Workers
+	}
+	if c.StartDeadline == 0 {
+		c.StartDeadline = time.Second
+	}
+	if c.ShutdownGrace == 0 {
+		c.ShutdownGrace = 30 * time.Second
+	}
+	if c.NodeExpiry == 0 {
+		c.NodeExpiry = time.Hour
+	}
+	if c.Logger == nil {
+		nop := zerolog.Nop()
+		c.Logger = &nop
+	}
+	return c
+}
+
+func (c Config) validate() error {
+	bad := func(field string, v any) error {
+		return fmt.Errorf("%w: %s must be positive (got %v)", ErrInvalidConfig, field, v)
+	}
+	switch {
+	case c.Weight < 1:
+		return bad("Weight", c.Weight)
+	case c.HeartbeatInterval <= 0:
+		return bad("HeartbeatInterval", c.HeartbeatInterval)
+	case c.LiveAfter <= 0:
+		return bad("LiveAfter", c.LiveAfter)
+	case c.RecoverInterval <= 0:
+		return bad("RecoverInterval", c.RecoverInterval)
+	case c.PollInterval <= 0:
+		return bad("PollInterval", c.PollInterval)
+	case c.FetchWindow <= 0:
+		return bad("FetchWindow", c.FetchWindow)
+	case c.StealAfter <= 0:
+		return bad("StealAfter", c.StealAfter)
+	case c.Workers <= 0:
+		return bad("Workers", c.Workers)
+	case c.MaxClaims <= 0:
+		return bad("MaxClaims", c.MaxClaims)
+	case c.StartDeadline <= 0:
+		return bad("StartDeadline", c.StartDeadline)
+	case c.ShutdownGrace <= 0:
+		return bad("ShutdownGrace", c.ShutdownGrace)
+	}
+	if c.DeadAfter <= c.LiveAfter {
+		return fmt.Errorf("%w: DeadAfter (%v) must exceed LiveAfter (%v)", ErrInvalidConfig, c.DeadAfter, c.LiveAfter)
+	}
+	if c.LiveAfter < c.HeartbeatInterval {
+		return fmt.Errorf("%w: LiveAfter (%v) must be at least HeartbeatInterval (%v)", ErrInvalidConfig, c.LiveAfter, c.HeartbeatInterval)
+	}
+	return nil
+}

@@ -1,0 +1,124 @@
+package easyjob
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/easyjob-go/easyjob/repository"
+)
+
+// reconcileEvery: every this many heartbeats the node compares the doing
+// rows it owns in the database with the claims it holds in memory.
+const reconcileEvery = 5
+
+// heartbeat writes the node row, measures the clock offset and refreshes
+// the live view. It is one step of the heartbeat loop.
+func (n *node) heartbeat(ctx context.Context) error {
+	if n.hooks != nil && n.hooks.beforeHeartbeat != nil {
+		if err := n.hooks.beforeHeartbeat(ctx); err != nil {
+			return err
+		}
+	}
+	sent := time.Now()
+	row, err := n.store.Heartbeat(ctx, repository.Node{
+		ID: n.self, Group: n.cfg.Group, Name: n.cfg.NodeName,
+		Weight: n.cfg.Weight, Counts: n.counts.Load(),
+	})
+	if err != nil {
+		return err
+	}
+	n.offset.observe(sent, time.Now(), row.HeartbeatAt)
+	wasSuspect := n.suspect()
+	n.lastBeat.Store(sent.UnixNano())
+	if wasSuspect {
+		n.log.Warn().Msg("easyjob: heartbeat back after a silence past the dead threshold; claims were dropped")
+	}
+	live, err := n.store.LiveNodes(ctx, n.cfg.Group, n.cfg.LiveAfter)
+	if err != nil {
+		return err
+	}
+	n.live.Store(&live)
+	if n.beats.Add(1)%reconcileEvery == 0 {
+		return n.reconcile(ctx)
+	}
+	return nil
+}
+
+// watchSilence drops every claim once the node has been silent long enough
+// that peers may take its tasks: queued claims are removed (and released
+// where the fence still holds), running jobs' contexts are cancelled.
+func (n *node) watchSilence(ctx context.Context) {
+	tick := time.NewTicker(max(n.cfg.HeartbeatInterval/4, 10*time.Millisecond))
+	defer tick.Stop()
+	dropped := false
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		switch s := n.suspect(); {
+		case s && !dropped:
+			dropped = true
+			n.log.Error().Dur("dead_after", n.cfg.DeadAfter).Msg("easyjob: node silent past the dead threshold; dropping its claims")
+			n.dropAll(ctx)
+		case !s:
+			dropped = false
+		}
+	}
+}
+
+// dropAll abandons every claim held in memory.
+func (n *node) dropAll(ctx context.Context) {
+	var queued []*claimed
+	n.mu.Lock()
+	for _, c := range n.held {
+		switch c.state {
+		case stateRunning:
+			if c.cancel != nil {
+				c.cancel()
+			}
+		default:
+			queued = append(queued, c)
+		}
+	}
+	n.mu.Unlock()
+	for _, c := range queued {
+		n.queue.remove(c)
+		n.pool.unwait(c)
+	}
+	rctx, cancel := context.WithTimeout(ctx, n.cfg.HeartbeatInterval)
+	defer cancel()
+	n.release(rctx, queued, "silent past dead threshold")
+}
+
+// reconcile releases doing rows that name this node but that it does not
+// hold in memory (a claim whose reply was lost, a run dropped while the
+// database was away): a claimed task is never silently stuck.
+func (n *node) reconcile(ctx context.Context) error {
+	n.claimMu.Lock()
+	defer n.claimMu.Unlock()
+	rows, err := n.store.HeldBy(ctx, n.self)
+	if err != nil {
+		return err
+	}
+	var stray []repository.Claim
+	n.mu.Lock()
+	for _, r := range rows {
+		if c, ok := n.held[r.ID]; ok && c.task.Version == r.Version {
+			continue
+		}
+		stray = append(stray, r.Claim())
+	}
+	n.mu.Unlock()
+	if len(stray) == 0 {
+		return nil
+	}
+	k, err := n.store.Release(ctx, stray)
+	if err != nil && !errors.Is(err, repository.ErrClaimLost) {
+		return err
+	}
+	n.log.Warn().Int("released", k).Msg("easyjob: released claims the node no longer held in memory")
+	return nil
+}

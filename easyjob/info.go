@@ -1,0 +1,46 @@
+package easyjob
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// Info describes the execution a job is running; read it with
+// InfoFromContext.
+type Info struct {
+	Task        string
+	TaskID      int64
+	ExecutionID int64
+	// ScheduledAt is the fire time (database clock), the same on every
+	// attempt and on a re-run after recovery.
+	ScheduledAt time.Time
+	Attempt     int
+	NodeID      int64
+	// Token is the fencing token of this run: use it (or ScheduledAt) to
+	// make side effects idempotent, since a fire interrupted by its node's
+	// death runs again on a peer.
+	Token Token
+}
+
+// Token identifies one claim of one task: the task id and the version the
+// claim holds. A later claim of the same task always has a larger version.
+type Token struct {
+	TaskID  int64
+	Version int64
+}
+
+// String formats the token as "task/version".
+func (t Token) String() string { return fmt.Sprintf("%d/%d", t.TaskID, t.Version) }
+
+type infoKey struct{}
+
+// InfoFromContext returns the execution metadata of the running job.
+func InfoFromContext(ctx context.Context) (Info, bool) {
+	i, ok := ctx.Value(infoKey{}).(Info)
+	return i, ok
+}
+
+func withInfo(ctx context.Context, i Info) context.Context {
+	return context.WithValue(ctx, infoKey{}, i)
+}

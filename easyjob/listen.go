@@ -1,0 +1,29 @@
+package easyjob
+
+import (
+	"context"
+	"time"
+
+	"github.com/easyjob-go/easyjob/repository"
+)
+
+// listen wakes the loader on store notifications (a task registered,
+// triggered, resumed or released) so it need not wait for the next poll.
+// Polling stays the fallback: a broken listener is restarted with backoff.
+func (n *node) listen(ctx context.Context, l repository.Notifier) {
+	for attempt := 1; ; attempt++ {
+		start := time.Now()
+		err := l.Listen(ctx, n.cfg.Group, n.poke)
+		if ctx.Err() != nil {
+			return
+		}
+		if time.Since(start) > time.Minute {
+			attempt = 1
+		}
+		wait := backoff(attempt, 200*time.Millisecond, 10*time.Second)
+		n.log.Warn().Err(err).Dur("retry_in", wait).Msg("easyjob: notification listener stopped; polling meanwhile")
+		if !sleep(ctx, wait) {
+			return
+		}
+	}
+}

@@ -1,0 +1,56 @@
+package easyjob
+
+import (
+	"context"
+	"time"
+
+	"github.com/rs/zerolog"
+)
+
+// loop runs step every interval (or at once when wake fires) until ctx is
+// done. A failing step is logged and retried with exponential backoff
+// capped at maxBackoff: a loop never dies silently and never spins. A
+// panicking step is logged and treated as a failure.
+func loop(ctx context.Context, log zerolog.Logger, name string, interval time.Duration, wake <-chan struct{}, step func(context.Context) error) {
+	maxBackoff := max(5*interval, 5*time.Second)
+	failures := 0
+	timer := time.NewTimer(0) // first pass at once
+	defer timer.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-timer.C:
+		case <-wake:
+			if !timer.Stop() {
+				select {
+				case <-timer.C:
+				default:
+				}
+			}
+		}
+		err := safeStep(ctx, step)
+		wait := interval
+		switch {
+		case ctx.Err() != nil:
+			return
+		case err != nil:
+			failures++
+			wait = backoff(failures, min(interval, time.Second)/2+time.Millisecond, maxBackoff)
+			log.Warn().Err(err).Str("loop", name).Int("failures", failures).Dur("retry_in", wait).Msg("easyjob: loop step failed")
+		case failures > 0:
+			log.Info().Str("loop", name).Int("failures", failures).Msg("easyjob: loop recovered")
+			failures = 0
+		}
+		timer.Reset(wait)
+	}
+}
+
+func safeStep(ctx context.Context, step func(context.Context) error) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = panicError(r)
+		}
+	}()
+	return step(ctx)
+}

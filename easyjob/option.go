@@ -1,0 +1,110 @@
+package easyjob
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/easyjob-go/easyjob/repository"
+)
+
+// Option configures one registered task.
+type Option func(*taskSpec) error
+
+// Parent makes the task a child of the named task: it runs after each
+// successful run of the parent (gated by its own cron when it has one) and
+// is never picked by the loader on its own.
+func Parent(name string) Option {
+	return func(s *taskSpec) error {
+		if name == "" {
+			return fmt.Errorf("%w: Parent name is empty", ErrInvalidOption)
+		}
+		s.parent = name
+		return nil
+	}
+}
+
+// Timeout gives each run a deadline; a run that hits it is recorded as
+// timed_out. A job that ignores its context keeps its worker until it returns.
+func Timeout(d time.Duration) Option {
+	return func(s *taskSpec) error {
+		if d <= 0 {
+			return fmt.Errorf("%w: Timeout must be positive (got %v)", ErrInvalidOption, d)
+		}
+		s.opts.Timeout = d
+		return nil
+	}
+}
+
+// Retry re-runs a failed fire up to max more times, waiting backoff, then
+// doubling it (with jitter, capped at 10 minutes) for each further attempt.
+// A retry is a pending fire that any node may claim. Children run only after
+// the parent finally succeeds.
+func Retry(max int, backoff time.Duration) Option {
+	return func(s *taskSpec) error {
+		if max < 0 || backoff < 0 {
+			return fmt.Errorf("%w: Retry(%d, %v) needs max >= 0 and backoff >= 0", ErrInvalidOption, max, backoff)
+		}
+		if backoff == 0 {
+			backoff = time.Second
+		}
+		s.opts.MaxRetries, s.opts.RetryBackoff = max, backoff
+		return nil
+	}
+}
+
+// TZ evaluates the cron expression in the named IANA time zone (default
+// UTC). "CRON_TZ=Zone " at the start of the expression does the same.
+func TZ(name string) Option {
+	return func(s *taskSpec) error {
+		if _, err := time.LoadLocation(name); err != nil {
+			return fmt.Errorf("%w: time zone %q: %v", ErrInvalidOption, name, err)
+		}
+		s.opts.Timezone = name
+		return nil
+	}
+}
+
+// MisfirePolicy chooses what a fire found late does (see FireOnceNow, Skip, CatchUp).
+type MisfirePolicy func(*repository.TaskOptions)
+
+// FireOnceNow (the default): a late fire runs once now; the next fire
+// comes from the cron after now.
+func FireOnceNow() MisfirePolicy {
+	return func(o *repository.TaskOptions) { o.Misfire, o.CatchUpMax = repository.MisfireFireOnceNow, 0 }
+}
+
+// Skip: a late fire does not run; the next fire is the cron's next after now.
+func Skip() MisfirePolicy {
+	return func(o *repository.TaskOptions) { o.Misfire, o.CatchUpMax = repository.MisfireSkip, 0 }
+}
+
+// CatchUp: the missed fires run one after another, at most n of them (the
+// newest n).
+func CatchUp(n int) MisfirePolicy {
+	return func(o *repository.TaskOptions) { o.Misfire, o.CatchUpMax = repository.MisfireCatchUp, n }
+}
+
+// Misfire sets the misfire policy and the lateness that triggers it
+// (threshold 0 means the default, 5s).
+func Misfire(p MisfirePolicy, threshold time.Duration) Option {
+	return func(s *taskSpec) error {
+		if p == nil || threshold < 0 {
+			return fmt.Errorf("%w: Misfire needs a policy and threshold >= 0", ErrInvalidOption)
+		}
+		p(&s.opts)
+		if s.opts.Misfire == repository.MisfireCatchUp && s.opts.CatchUpMax < 1 {
+			return fmt.Errorf("%w: CatchUp(n) needs n >= 1 (got %d)", ErrInvalidOption, s.opts.CatchUpMax)
+		}
+		s.opts.MisfireThreshold = threshold
+		return nil
+	}
+}
+
+// SkipInterrupted: a fire interrupted by the death of its node is not
+// re-run by the peer that recovers it (the default re-runs it: at least once).
+func SkipInterrupted() Option {
+	return func(s *taskSpec) error {
+		s.opts.Recover = repository.RecoverSkip
+		return nil
+	}
+}

@@ -1,0 +1,75 @@
+package easyjob
+
+import (
+	"context"
+	"errors"
+
+	"github.com/easyjob-go/easyjob/repository"
+)
+
+// expireEvery: every this many recover passes, node rows dead for longer
+// than NodeExpiry are deleted.
+const expireEvery = 60
+
+// recoverOrphans is one recover pass: find doing tasks whose node is dead
+// or gone; for each, only the next-higher live node after the dead owner
+// (wrapping to the lowest) resets it, with a version check.
+func (n *node) recoverOrphans(ctx context.Context) error {
+	if n.stopping.Load() || n.suspect() {
+		return nil
+	}
+	n.recoverPasses++
+	if n.recoverPasses%expireEvery == 0 {
+		if k, err := n.store.ExpireNodes(ctx, n.cfg.Group, n.cfg.NodeExpiry); err != nil {
+			return err
+		} else if k > 0 {
+			n.log.Info().Int("nodes", k).Msg("easyjob: expired long-dead node rows")
+		}
+	}
+	orphans, err := n.store.Orphans(ctx, n.cfg.Group, n.cfg.DeadAfter)
+	if err != nil || len(orphans) == 0 {
+		return err
+	}
+	live, err := n.store.LiveNodes(ctx, n.cfg.Group, n.cfg.LiveAfter)
+	if err != nil {
+		return err
+	}
+	recovered := 0
+	for _, o := range orphans {
+		if responsible(live, o.DeadNode) != n.self {
+			continue
+		}
+		r := repository.Recovery{Ref: o.Task.Ref(), DeadNode: o.DeadNode}
+		if spec := n.specs[o.Task.Name]; spec != nil && spec.opts.Recover == repository.RecoverSkip && o.Task.ParentID == 0 {
+			if next, ok := n.scheduleFor(o.Task, spec).next(n.dbNow()); ok {
+				r.Next = next
+			}
+		}
+		switch err := n.store.Recover(ctx, r); {
+		case errors.Is(err, repository.ErrClaimLost):
+			continue // a peer acted first, or the owner came back
+		case err != nil:
+			return err
+		}
+		recovered++
+		n.log.Warn().Str("task", o.Task.Name).Int64("dead_node", int64(o.DeadNode)).Msg("easyjob: recovered task of a dead node")
+	}
+	if recovered > 0 {
+		n.poke()
+	}
+	return nil
+}
+
+// responsible returns the live node with the next id above dead, wrapping
+// to the lowest; 0 when nobody is live.
+func responsible(live []repository.Node, dead repository.NodeID) repository.NodeID {
+	if len(live) == 0 {
+		return 0
+	}
+	for _, nd := range live { // sorted by id
+		if nd.ID > dead {
+			return nd.ID
+		}
+	}
+	return live[0].ID
+}

@@ -1,0 +1,78 @@
+package easyjob
+
+import (
+	"context"
+	"fmt"
+	"sync"
+)
+
+// Scheduler holds registered tasks and runs them as one node of its group.
+// Register tasks, then call Run once; it blocks until ctx is done.
+type Scheduler struct {
+	cfg Config
+
+	mu      sync.Mutex
+	specs   []*taskSpec
+	running bool
+}
+
+// New returns a Scheduler for cfg. It checks the configuration; nothing is
+// opened until Run.
+func New(cfg Config) (*Scheduler, error) {
+	cfg = cfg.withDefaults()
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	return &Scheduler{cfg: cfg}, nil
+}
+
+// Register adds a task: name (unique in the group), a cron expression
+// (5 fields, or 6 with leading seconds; empty for a child that runs after
+// every parent success) and the job. Problems with this task alone are
+// returned at once and again by Run; problems of the whole forest (unknown
+// parent, cycle) are reported by Run before anything is written.
+func (s *Scheduler) Register(name, cron string, fn Func, opts ...Option) error {
+	spec := newTaskSpec(name, cron, fn, opts)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.running {
+		return fmt.Errorf("%w: register %q before Run", ErrAlreadyRunning, name)
+	}
+	for _, other := range s.specs {
+		if other.name == name && spec.err == nil {
+			spec.err = fmt.Errorf("%w: %q registered twice", ErrDuplicateTask, name)
+		}
+	}
+	s.specs = append(s.specs, spec)
+	return spec.err
+}
+
+// Run validates the registered tasks, opens the store, registers this node
+// and runs it until ctx is done, then shuts down gracefully (see Config.
+// ShutdownGrace) and returns nil. It returns an error at once when the
+// registration or the store is unusable. Run may be called once.
+func (s *Scheduler) Run(ctx context.Context) error {
+	s.mu.Lock()
+	if s.running {
+		s.mu.Unlock()
+		return ErrAlreadyRunning
+	}
+	s.running = true
+	specs := s.specs
+	s.mu.Unlock()
+
+	byName, err := validateForest(specs)
+	if err != nil {
+		return err
+	}
+	store, closeStore, err := openStore(ctx, s.cfg)
+	if err != nil {
+		return err
+	}
+	defer closeStore()
+	n, err := newNode(s.cfg, store, byName)
+	if err != nil {
+		return err
+	}
+	return n.run(ctx)
+}

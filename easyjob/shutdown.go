@@ -1,0 +1,47 @@
+package easyjob
+
+import (
+	"context"
+	"sync"
+	"time"
+)
+
+// shutdown stops the node in this order, so that nothing it held is stuck
+// and peers take over at once:
+//
+//  1. stop claiming (loader, recover, boss, listener exit);
+//  2. release every queued claim in one statement, so peers fire them on time;
+//  3. let running jobs finish within ShutdownGrace, then cancel their
+//     contexts and wait for them (their results are still recorded);
+//  4. stop the completer and the heartbeat;
+//  5. delete the node row so peers rebalance immediately.
+func (n *node) shutdown(work *sync.WaitGroup, stopBackground func()) {
+	n.stopping.Store(true)
+	work.Wait()
+
+	queued := append(n.queue.drain(), n.pool.drainWaiting()...)
+	rctx, cancel := context.WithTimeout(n.bg, 5*time.Second)
+	n.release(rctx, queued, "shutdown")
+	cancel()
+
+	done := make(chan struct{})
+	go func() { n.pool.wait(); close(done) }()
+	grace := time.NewTimer(n.cfg.ShutdownGrace)
+	select {
+	case <-done:
+	case <-grace.C:
+		n.log.Warn().Dur("grace", n.cfg.ShutdownGrace).Msg("easyjob: shutdown grace over; cancelling running jobs")
+		n.pool.cancelAll()
+		<-done
+	}
+	grace.Stop()
+
+	stopBackground()
+
+	dctx, cancel := context.WithTimeout(context.WithoutCancel(n.bg), 5*time.Second)
+	defer cancel()
+	if err := n.store.DeleteNode(dctx, n.self); err != nil {
+		n.log.Warn().Err(err).Msg("easyjob: could not delete node row; peers will expire it")
+	}
+	n.log.Info().Msg("easyjob: node stopped")
+}
