@@ -3,6 +3,8 @@ package easyjob
 import (
 	"context"
 	"time"
+
+	"github.com/easyjob-go/easyjob/repository"
 )
 
 // boss fires claims from the delay queue: one timer on the earliest fire,
@@ -18,8 +20,10 @@ func (n *node) boss(ctx context.Context) {
 			n.dispatch(ctx, c)
 		}
 		if late := n.pool.expire(now.Add(-n.cfg.StartDeadline)); len(late) > 0 {
-			n.log.Warn().Int("claims", len(late)).Msg("easyjob: no free worker in time; releasing claims to peers")
-			n.release(ctx, late, "no free worker")
+			n.log.Warn().Int("claims", len(late)).Msg("easyjob: no free worker in time; giving the fires back to peers")
+			for _, c := range late {
+				n.pool.track(func() { n.giveBack(c) })
+			}
 		}
 		wait := time.Hour
 		if !next.IsZero() {
@@ -44,8 +48,9 @@ func (n *node) boss(ctx context.Context) {
 	}
 }
 
-// dispatch hands a due claim to a worker, or releases it when this node
-// must not start it.
+// dispatch fires a due claim: its start is recorded in the next batch
+// while it takes a worker; or it is released when this node must not
+// start it.
 func (n *node) dispatch(ctx context.Context, c *claimed) {
 	if !n.isHeld(c) {
 		return
@@ -54,5 +59,23 @@ func (n *node) dispatch(ctx context.Context, c *claimed) {
 		n.release(ctx, []*claimed{c}, "node stopping or silent")
 		return
 	}
+	c.plan = planFire(n.scheduleFor(c.task, c.spec), c.spec.opts, c.task.NextStartTime, n.dbNow())
+	c.startDone = make(chan struct{})
+	n.starter.enqueue(c)
 	n.pool.submit(c)
+}
+
+// giveBack closes a started fire that found no free worker in time as
+// skipped and puts the task back to pending at the same fire time, so a
+// peer with a free worker runs it now.
+func (n *node) giveBack(c *claimed) {
+	if err := n.waitStarted(c); err != nil {
+		n.forget(c)
+		return
+	}
+	n.finish(c, repository.Finish{
+		Claim: c.task.Claim(), ExecutionID: c.exec.ID, Status: repository.ExecSkipped,
+		Error: "no free worker within the start deadline; fire given back to peers",
+		Next:  c.task.NextStartTime, NextAttempt: max(c.task.Attempt, 1), Cron: c.task.Cron,
+	})
 }

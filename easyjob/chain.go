@@ -50,7 +50,7 @@ func (n *node) runChild(ctx context.Context, ch *taskSpec, scheduled time.Time, 
 		n.log.Warn().Err(err).Str("task", ch.name).Msg("easyjob: could not record child start; skipping its subtree")
 		return
 	}
-	status, runErr := n.call(ctx, ch, row, exec, row.Claim())
+	status, runErr := n.call(ctx, ch, row, scheduled, row.Claim())
 	if status == repository.ExecSucceeded {
 		n.runChildren(ctx, ch, scheduled, exec.ID)
 	}

@@ -19,6 +19,11 @@ type claimed struct {
 	state    claimState
 	waitFrom time.Time          // when it started waiting for a worker
 	cancel   context.CancelFunc // set while running
+
+	plan      firePlan      // set by dispatch
+	startDone chan struct{} // closed by the starter once exec/startErr are set
+	exec      repository.Execution
+	startErr  error
 }
 
 type claimState int

@@ -9,9 +9,8 @@ import (
 // Info describes the execution a job is running; read it with
 // InfoFromContext.
 type Info struct {
-	Task        string
-	TaskID      int64
-	ExecutionID int64
+	Task   string
+	TaskID int64
 	// ScheduledAt is the fire time (database clock), the same on every
 	// attempt and on a re-run after recovery.
 	ScheduledAt time.Time

@@ -49,6 +49,7 @@ type node struct {
 
 	queue     *delayQueue
 	pool      *pool
+	starter   *starter
 	completer *completer
 	stats     stats
 	hooks     *testHooks
@@ -83,6 +84,7 @@ func newNode(cfg Config, store repository.Store, specs map[string]*taskSpec) (*n
 	}
 	slices.Sort(n.roots)
 	n.pool = newPool(n, cfg.Workers)
+	n.starter = newStarter(n, cfg.MaxClaims)
 	n.completer = newCompleter(store, n.log)
 	return n, nil
 }
@@ -136,6 +138,7 @@ func (n *node) run(ctx context.Context) error {
 	n.bg, n.runBase = bg, context.WithoutCancel(ctx)
 	var bgWG, workWG sync.WaitGroup
 	bgWG.Go(func() { n.completer.run(bg) })
+	bgWG.Go(func() { n.starter.run(bg) })
 	bgWG.Go(func() { loop(bg, n.log, "heartbeat", n.cfg.HeartbeatInterval, nil, n.heartbeat) })
 	bgWG.Go(func() { n.watchSilence(bg) })
 
@@ -153,13 +156,14 @@ func (n *node) run(ctx context.Context) error {
 
 	<-ctx.Done()
 	if n.hooks != nil && n.hooks.crashed.Load() {
-		// Simulated crash: stop every loop, clean nothing up.
+		// Simulated crash: stop every loop and write nothing more (the
+		// completer stops first, so running jobs' results are lost).
+		stopBG()
+		bgWG.Wait()
 		stopWork()
 		workWG.Wait()
 		n.pool.cancelAll()
 		n.pool.wait()
-		stopBG()
-		bgWG.Wait()
 		return nil
 	}
 	n.shutdown(&workWG, func() { stopBG(); bgWG.Wait() })

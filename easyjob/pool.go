@@ -1,22 +1,27 @@
 package easyjob
 
 import (
+	"context"
 	"sync"
 	"time"
 )
 
-// pool runs claims on at most `size` goroutines at once. Claims beyond
-// that wait in FIFO order; the boss releases those that wait too long.
+// pool bounds concurrently running jobs to `size` slots. A started claim
+// takes a free slot or waits, FIFO, for one; the boss gives up on those
+// that wait too long so a peer can run the fire. A slot frees as soon as
+// the job and its children return; the finish is written afterwards, off
+// the slot.
 type pool struct {
 	n       *node
 	mu      sync.Mutex
 	free    int
 	waiting []*claimed
-	wg      sync.WaitGroup
+	wg      sync.WaitGroup // job goroutines, until their finish is written
 }
 
 func newPool(n *node, size int) *pool { return &pool{n: n, free: size} }
 
+// submit runs c on a free slot or queues it.
 func (p *pool) submit(c *claimed) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -26,23 +31,37 @@ func (p *pool) submit(c *claimed) {
 		return
 	}
 	p.free--
-	p.wg.Go(func() { p.work(c) })
+	p.launch(c)
 }
 
-// work runs c, then whatever waits, until nothing does.
-func (p *pool) work(c *claimed) {
-	for c != nil {
-		p.n.execute(c)
-		p.mu.Lock()
-		c = nil
-		if len(p.waiting) > 0 {
-			c, p.waiting = p.waiting[0], p.waiting[1:]
-		} else {
-			p.free++
-		}
-		p.mu.Unlock()
+// release frees one slot, passing it straight to the oldest waiting claim.
+func (p *pool) release() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if len(p.waiting) > 0 {
+		c := p.waiting[0]
+		p.waiting = p.waiting[1:]
+		p.launch(c)
+		return
 	}
+	p.free++
 }
+
+// launch runs c's job on its own goroutine, owned by the pool.
+func (p *pool) launch(c *claimed) {
+	ctx, cancel := context.WithCancel(p.n.runBase)
+	p.n.mu.Lock()
+	c.state, c.cancel = stateRunning, cancel
+	p.n.mu.Unlock()
+	p.wg.Go(func() {
+		defer cancel()
+		p.n.execute(ctx, c)
+	})
+}
+
+// track runs f on a goroutine the pool waits for (finishing claims that
+// never got a slot).
+func (p *pool) track(f func()) { p.wg.Go(f) }
 
 // expire removes and returns waiting claims that started waiting before cutoff.
 func (p *pool) expire(cutoff time.Time) []*claimed {

@@ -10,7 +10,8 @@ import (
 // and peers take over at once:
 //
 //  1. stop claiming (loader, recover, boss, listener exit);
-//  2. release every queued claim in one statement, so peers fire them on time;
+//  2. release every queued claim in one statement, and give back fires
+//     that were started but wait for a worker, so peers fire them on time;
 //  3. let running jobs finish within ShutdownGrace, then cancel their
 //     contexts and wait for them (their results are still recorded);
 //  4. stop the completer and the heartbeat;
@@ -19,10 +20,12 @@ func (n *node) shutdown(work *sync.WaitGroup, stopBackground func()) {
 	n.stopping.Store(true)
 	work.Wait()
 
-	queued := append(n.queue.drain(), n.pool.drainWaiting()...)
 	rctx, cancel := context.WithTimeout(n.bg, 5*time.Second)
-	n.release(rctx, queued, "shutdown")
+	n.release(rctx, n.queue.drain(), "shutdown")
 	cancel()
+	for _, c := range n.pool.drainWaiting() {
+		n.pool.track(func() { n.giveBack(c) }) // started, never ran: back to peers
+	}
 
 	done := make(chan struct{})
 	go func() { n.pool.wait(); close(done) }()

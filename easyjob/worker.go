@@ -12,53 +12,36 @@ import (
 // maxRetryBackoff caps the exponential retry backoff.
 const maxRetryBackoff = 10 * time.Minute
 
-// execute runs one due claim on the calling worker goroutine: record the
-// execution, call the job, run its children, then finish with one fenced
-// write that may keep the claim for the next fire.
-func (n *node) execute(c *claimed) {
-	ctx, cancel := context.WithCancel(n.runBase)
-	defer cancel()
-	n.mu.Lock()
-	if n.held[c.task.ID] != c {
-		n.mu.Unlock()
-		return
-	}
-	c.state, c.cancel = stateRunning, cancel
-	n.mu.Unlock()
-	if n.stopping.Load() || n.suspect() {
-		n.release(n.bg, []*claimed{c}, "node stopping or silent")
-		return
-	}
-
-	sched := n.scheduleFor(c.task, c.spec)
-	plan := planFire(sched, c.spec.opts, c.task.NextStartTime, n.dbNow())
-	exec, err := n.store.StartExecution(ctx, c.task.Claim(), repository.Execution{
-		ScheduledAt: c.task.NextStartTime, Attempt: max(c.task.Attempt, 1), Misfire: plan.misfire,
-	})
-	if err != nil {
-		n.forget(c)
-		if errors.Is(err, repository.ErrClaimLost) {
-			n.stats.fenced.Add(1)
-			n.log.Warn().Str("task", c.task.Name).Msg("easyjob: claim lost before start; not running")
-			return
-		}
-		// The database is away: reconcile releases the row once it is back.
-		n.log.Warn().Err(err).Str("task", c.task.Name).Msg("easyjob: could not record start; not running")
-		return
-	}
-
+// execute runs one started claim on its own goroutine: call the job, run
+// its children, free the worker slot, then finish with one fenced write
+// that may keep the claim for the next fire.
+func (n *node) execute(ctx context.Context, c *claimed) {
 	status, runErr := repository.ExecSkipped, error(nil)
-	if plan.run {
+	if c.plan.run && !n.startFailed(c) {
 		n.stats.fired.Add(1)
-		status, runErr = n.call(ctx, c.spec, c.task, exec, c.task.Claim())
-		if status == repository.ExecSucceeded {
-			n.runChildren(ctx, c.spec, c.task.NextStartTime, exec.ID)
+		status, runErr = n.call(ctx, c.spec, c.task, c.task.NextStartTime, c.task.Claim())
+	}
+	chain := status == repository.ExecSucceeded && len(c.spec.children) > 0
+	if !chain {
+		n.pool.release() // the slot is for running jobs, not for waiting on writes
+	}
+	if err := n.waitStarted(c); err != nil {
+		// Not recorded (claim lost or database away): nothing to finish;
+		// reconcile releases the row if it is still ours.
+		if chain {
+			n.pool.release()
 		}
+		n.forget(c)
+		return
+	}
+	if chain {
+		n.runChildren(ctx, c.spec, c.task.NextStartTime, c.exec.ID)
+		n.pool.release()
 	}
 
 	f := repository.Finish{
-		Claim: c.task.Claim(), ExecutionID: exec.ID, Status: status, Error: errText(runErr),
-		Next: plan.next, NextAttempt: 1, Done: plan.done, Cron: c.task.Cron,
+		Claim: c.task.Claim(), ExecutionID: c.exec.ID, Status: status, Error: errText(runErr),
+		Next: c.plan.next, NextAttempt: 1, Done: c.plan.done, Cron: c.task.Cron,
 	}
 	if status != repository.ExecSucceeded && status != repository.ExecSkipped && c.task.Attempt <= c.spec.opts.MaxRetries {
 		// A retry is a pending fire any node may claim, so the claim is not kept.
@@ -118,15 +101,15 @@ func (n *node) keepFor(t repository.Task, next time.Time) bool {
 }
 
 // call runs the job with its deadline and metadata; panics become failures.
-func (n *node) call(ctx context.Context, spec *taskSpec, t repository.Task, exec repository.Execution, fence repository.Claim) (status repository.ExecStatus, err error) {
+func (n *node) call(ctx context.Context, spec *taskSpec, t repository.Task, scheduled time.Time, fence repository.Claim) (status repository.ExecStatus, err error) {
 	if spec.opts.Timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, spec.opts.Timeout)
 		defer cancel()
 	}
 	ctx = withInfo(ctx, Info{
-		Task: spec.name, TaskID: int64(t.ID), ExecutionID: exec.ID, ScheduledAt: exec.ScheduledAt,
-		Attempt: exec.Attempt, NodeID: int64(n.self), Token: Token{TaskID: int64(fence.ID), Version: fence.Version},
+		Task: spec.name, TaskID: int64(t.ID), ScheduledAt: scheduled, Attempt: max(t.Attempt, 1),
+		NodeID: int64(n.self), Token: Token{TaskID: int64(fence.ID), Version: fence.Version},
 	})
 	start := time.Now()
 	err = func() (err error) {
@@ -152,7 +135,7 @@ func (n *node) call(ctx context.Context, spec *taskSpec, t repository.Task, exec
 	}
 	if err != nil {
 		var pe *PanicError
-		ev := n.log.Warn().Err(err).Str("task", spec.name).Int("attempt", exec.Attempt)
+		ev := n.log.Warn().Err(err).Str("task", spec.name).Int("attempt", max(t.Attempt, 1))
 		if errors.As(err, &pe) {
 			ev = ev.Bytes("stack", pe.Stack)
 		}

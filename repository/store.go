@@ -104,6 +104,18 @@ type Finish struct {
 	Keep bool
 }
 
+// ExecStart is one StartExecutions request.
+type ExecStart struct {
+	Claim     Claim
+	Execution Execution
+}
+
+// StartResult is the outcome of one ExecStart.
+type StartResult struct {
+	Execution Execution
+	Err       error
+}
+
 // FinishResult is the outcome of one Finish: the task row as written, or
 // Err = ErrClaimLost when the fence failed (the execution is then closed as
 // ExecFenced and the task is not touched).
@@ -117,6 +129,11 @@ type ExecutionStore interface {
 	// StartExecution inserts a running execution (StartedAt = now) if the
 	// claim still holds, else returns ErrClaimLost.
 	StartExecution(ctx context.Context, c Claim, e Execution) (Execution, error)
+	// StartExecutions is StartExecution for many claims in one statement:
+	// all fires due together start in one round trip. Results are in the
+	// order of reqs; a lost fence gives Err wrapping ErrClaimLost. Claims
+	// must name distinct tasks.
+	StartExecutions(ctx context.Context, reqs []ExecStart) ([]StartResult, error)
 	// Finish applies many finishes in one statement, each with its own
 	// fence; results are in the order of fs.
 	Finish(ctx context.Context, fs []Finish) ([]FinishResult, error)

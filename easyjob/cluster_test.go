@@ -1,0 +1,192 @@
+package easyjob
+
+import (
+	"fmt"
+	"sort"
+	"testing"
+	"time"
+
+	"github.com/easyjob-go/easyjob/repository"
+)
+
+// everySecond registers k tasks firing every second.
+func everySecond(t *testing.T, l *ledger, k int) func(s *Scheduler) {
+	return func(s *Scheduler) {
+		for i := range k {
+			if err := s.Register(fmt.Sprintf("t%04d", i), "* * * * * *", l.job(nil)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+}
+
+// assertEachSecondOnce checks that every task in names fired exactly once
+// for every whole second in [from, to].
+func assertEachSecondOnce(t *testing.T, l *ledger, names []string, from, to time.Time) {
+	t.Helper()
+	got := map[string]int{}
+	for _, f := range l.snapshot() {
+		got[f.task+"@"+f.scheduled.UTC().Format(time.RFC3339)]++
+	}
+	missing, doubled := 0, 0
+	var examples []string
+	for s := from.Truncate(time.Second).Add(time.Second); !s.After(to); s = s.Add(time.Second) {
+		for _, name := range names {
+			k := name + "@" + s.UTC().Format(time.RFC3339)
+			switch got[k] {
+			case 1:
+			case 0:
+				missing++
+				if len(examples) < 5 {
+					examples = append(examples, "missing "+k)
+				}
+			default:
+				doubled++
+				if len(examples) < 5 {
+					examples = append(examples, fmt.Sprintf("%d× %s", got[k], k))
+				}
+			}
+		}
+	}
+	if missing+doubled > 0 {
+		t.Fatalf("%d missed and %d doubled fires between %s and %s, e.g. %v", missing, doubled,
+			from.Format(time.TimeOnly), to.Format(time.TimeOnly), examples)
+	}
+}
+
+func names(k int) []string {
+	out := make([]string, k)
+	for i := range out {
+		out[i] = fmt.Sprintf("t%04d", i)
+	}
+	return out
+}
+
+// TestExactlyOnceThreeNodes: 3 nodes × 200 tasks firing every second for
+// 30 s on Postgres: no (task, second) runs twice, none is missed after the
+// first two seconds.
+func TestExactlyOnceThreeNodes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("30 s soak")
+	}
+	store, group := pgStore(t)
+	var l ledger
+	begin := time.Now()
+	for range 3 {
+		start(t, Config{Store: store, Group: group}, everySecond(t, &l, 200))
+	}
+	time.Sleep(30 * time.Second) // the soak itself: the assertion covers the whole window
+	end := time.Now()
+	assertEachSecondOnce(t, &l, names(200), begin.Add(2*time.Second), end.Add(-2*time.Second))
+	if d := l.duplicates(); len(d) > 0 {
+		t.Fatalf("duplicates: %v", d[:min(5, len(d))])
+	}
+	lags := make([]time.Duration, 0, len(l.snapshot()))
+	for _, f := range l.snapshot() {
+		lags = append(lags, f.started.Sub(f.scheduled))
+	}
+	sort.Slice(lags, func(i, j int) bool { return lags[i] < lags[j] })
+	t.Logf("%d fires, lag p50 %v p99 %v max %v", len(lags), lags[len(lags)/2], lags[len(lags)*99/100], lags[len(lags)-1])
+}
+
+// perNodeSecond counts fires per scheduled second per node.
+func perNodeSecond(l *ledger, from, to time.Time) map[time.Time]map[int64]int {
+	out := map[time.Time]map[int64]int{}
+	for _, f := range l.snapshot() {
+		if f.scheduled.Before(from) || f.scheduled.After(to) {
+			continue
+		}
+		m := out[f.scheduled]
+		if m == nil {
+			m = map[int64]int{}
+			out[f.scheduled] = m
+		}
+		m[f.node]++
+	}
+	return out
+}
+
+// startDistribution starts 3 nodes of strategy with the given weights on
+// 300 (consecutive id) every-second tasks and waits until every node sees
+// the other two as live.
+func startDistribution(t *testing.T, strat string, weights []int, k int) (*ledger, []*testNode) {
+	t.Helper()
+	store, group := pgStore(t)
+	var l ledger
+	reg := everySecond(t, &l, k)
+	// One upsert by the first node gives the tasks consecutive ids.
+	first := start(t, Config{Store: store, Group: group, Strategy: strat, Weight: weights[0]}, reg)
+	nodes := []*testNode{first}
+	for _, w := range weights[1:] {
+		nodes = append(nodes, start(t, Config{Store: store, Group: group, Strategy: strat, Weight: w}, reg))
+	}
+	waitFor(t, 10*time.Second, "all nodes live everywhere", func() bool {
+		for _, n := range nodes {
+			if len(n.n.liveView()) != len(nodes) {
+				return false
+			}
+		}
+		return true
+	})
+	return &l, nodes
+}
+
+func TestDistributionIDHash(t *testing.T) {
+	l, nodes := startDistribution(t, "id_hash", []int{1, 1, 1}, 300)
+	assertSplit(t, l, nodes, []int{100, 100, 100})
+}
+
+func TestDistributionWeight(t *testing.T) {
+	l, nodes := startDistribution(t, "weight", []int{1, 2, 3}, 300)
+	assertSplit(t, l, nodes, []int{50, 100, 150})
+}
+
+// assertSplit waits for the cluster to settle (claims held from before
+// the last node joined are released by the next finish) and then checks
+// the exact per-node split for 5 consecutive seconds.
+func assertSplit(t *testing.T, l *ledger, nodes []*testNode, want []int) {
+	t.Helper()
+	settle := time.Now().Add(3 * time.Second).Truncate(time.Second)
+	time.Sleep(time.Until(settle.Add(6 * time.Second)))
+	counts := perNodeSecond(l, settle, settle.Add(4*time.Second))
+	for _, n := range nodes {
+		st := &n.n.stats
+		t.Logf("node %d: claimed %d conflicts %d fired %d fenced %d released %d held %d queue %d", n.n.self,
+			st.claimed.Load(), st.conflicts.Load(), st.fired.Load(), st.fenced.Load(), st.released.Load(), n.n.heldCount(), n.n.queue.len())
+	}
+	if len(counts) != 5 {
+		t.Fatalf("fires in %d of 5 seconds: %v", len(counts), counts)
+	}
+	for sec, m := range counts {
+		for i, n := range nodes {
+			if got := m[int64(n.n.self)]; got != want[i] {
+				t.Fatalf("second %s: node %d (#%d) ran %d, want %d (all: %v)", sec.Format(time.TimeOnly), n.n.self, i+1, got, want[i], m)
+			}
+		}
+	}
+}
+
+func TestDistributionLeastCount(t *testing.T) {
+	l, nodes := startDistribution(t, "least_count", []int{1, 1, 1}, 300)
+	from := time.Now().Add(2 * time.Second)
+	time.Sleep(12 * time.Second)
+	per := map[int64]int{}
+	for _, m := range perNodeSecond(l, from, from.Add(9*time.Second)) {
+		for id, k := range m {
+			per[id] += k
+		}
+	}
+	lo, hi := int(^uint(0)>>1), 0
+	for _, n := range nodes {
+		k := per[int64(n.n.self)]
+		lo, hi = min(lo, k), max(hi, k)
+	}
+	if hi == 0 || float64(hi-lo)/float64(hi) > 0.10 {
+		t.Fatalf("least_count spread %d..%d exceeds 10%%: %v", lo, hi, per)
+	}
+	t.Logf("least_count per node over 10 s: %v", per)
+	if d := l.duplicates(); len(d) > 0 {
+		t.Fatalf("duplicates: %v", d[:min(5, len(d))])
+	}
+	_ = repository.TaskPending
+}

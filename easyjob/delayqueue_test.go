@@ -1,0 +1,275 @@
+package easyjob
+
+import (
+	"math/rand/v2"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/easyjob-go/easyjob/repository"
+)
+
+var dqT0 = time.Date(2026, 6, 15, 10, 0, 0, 0, time.UTC)
+
+func dqItem(id int64, at time.Duration) *claimed {
+	return &claimed{task: repository.Task{ID: repository.TaskID(id)}, localAt: dqT0.Add(at), index: -1}
+}
+
+func dqIDs(cs []*claimed) []int64 {
+	out := make([]int64, len(cs))
+	for i, c := range cs {
+		out[i] = int64(c.task.ID)
+	}
+	return out
+}
+
+func dqEqual(a, b []int64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// dqSignalled reports (and consumes) a pending changed signal.
+func dqSignalled(q *delayQueue) bool {
+	select {
+	case <-q.changed:
+		return true
+	default:
+		return false
+	}
+}
+
+func TestDelayQueueOrder(t *testing.T) {
+	q := newDelayQueue()
+	if due, next := q.popDue(dqT0.Add(time.Hour)); len(due) != 0 || !next.IsZero() {
+		t.Fatalf("empty queue: %v, %v", due, next)
+	}
+	// Pushed out of order; ties at the same time go by task id.
+	for _, it := range []struct {
+		id int64
+		at time.Duration
+	}{{5, 3 * time.Second}, {9, time.Second}, {2, 2 * time.Second}, {7, time.Second}, {1, 3 * time.Second}, {3, time.Second}} {
+		q.push(dqItem(it.id, it.at))
+	}
+	if q.len() != 6 {
+		t.Fatalf("len = %d", q.len())
+	}
+	// Nothing due before the first.
+	if due, next := q.popDue(dqT0.Add(999 * time.Millisecond)); len(due) != 0 || !next.Equal(dqT0.Add(time.Second)) {
+		t.Fatalf("before the first: %v, next %v", dqIDs(due), next)
+	}
+	// Due is inclusive: at exactly 1s the three 1s items, by id.
+	due, next := q.popDue(dqT0.Add(time.Second))
+	if got := dqIDs(due); !dqEqual(got, []int64{3, 7, 9}) || !next.Equal(dqT0.Add(2*time.Second)) {
+		t.Fatalf("at 1s: %v, next %v", got, next)
+	}
+	for _, c := range due {
+		if c.index != -1 {
+			t.Errorf("popped item %d keeps index %d", c.task.ID, c.index)
+		}
+	}
+	due, next = q.popDue(dqT0.Add(time.Hour))
+	if got := dqIDs(due); !dqEqual(got, []int64{2, 1, 5}) || !next.IsZero() {
+		t.Fatalf("the rest: %v, next %v", got, next)
+	}
+	if q.len() != 0 {
+		t.Fatalf("len = %d after popping all", q.len())
+	}
+}
+
+func TestDelayQueueRemove(t *testing.T) {
+	q := newDelayQueue()
+	items := make([]*claimed, 7)
+	for i := range items {
+		items[i] = dqItem(int64(i+1), time.Duration(i)*time.Second)
+		q.push(items[i])
+	}
+	// Middle items, the head and the tail.
+	for _, i := range []int{3, 1, 0, 6} {
+		if !q.remove(items[i]) {
+			t.Fatalf("remove item %d: false", i+1)
+		}
+		if items[i].index != -1 {
+			t.Errorf("removed item %d keeps index %d", i+1, items[i].index)
+		}
+		if q.remove(items[i]) {
+			t.Fatalf("second remove of item %d: true", i+1)
+		}
+	}
+	// Never pushed: index 0 must not remove whatever is at 0.
+	stranger := &claimed{task: repository.Task{ID: 99}}
+	if q.remove(stranger) {
+		t.Fatal("removed an item that was never queued")
+	}
+	due, next := q.popDue(dqT0.Add(time.Hour))
+	if got := dqIDs(due); !dqEqual(got, []int64{3, 5, 6}) || !next.IsZero() {
+		t.Fatalf("after removals: %v", got)
+	}
+	// A popped item cannot be removed.
+	if q.remove(due[0]) {
+		t.Fatal("removed a popped item")
+	}
+	// Re-pushing a removed item works.
+	q.push(items[3])
+	if due, _ := q.popDue(dqT0.Add(time.Hour)); !dqEqual(dqIDs(due), []int64{4}) {
+		t.Fatalf("re-pushed: %v", dqIDs(due))
+	}
+}
+
+func TestDelayQueueDrain(t *testing.T) {
+	q := newDelayQueue()
+	items := []*claimed{dqItem(1, 3*time.Second), dqItem(2, time.Second), dqItem(3, 2*time.Second)}
+	for _, c := range items {
+		q.push(c)
+	}
+	out := q.drain()
+	if len(out) != 3 || q.len() != 0 {
+		t.Fatalf("drain: %d items, %d left", len(out), q.len())
+	}
+	seen := map[int64]bool{}
+	for _, c := range out {
+		seen[int64(c.task.ID)] = true
+		if c.index != -1 {
+			t.Errorf("drained item %d keeps index %d", c.task.ID, c.index)
+		}
+	}
+	if len(seen) != 3 {
+		t.Fatalf("drain returned %v", dqIDs(out))
+	}
+	for _, c := range items {
+		if q.remove(c) {
+			t.Errorf("removed drained item %d", c.task.ID)
+		}
+	}
+	if due, next := q.popDue(dqT0.Add(time.Hour)); len(due) != 0 || !next.IsZero() {
+		t.Fatal("queue not empty after drain")
+	}
+	if got := q.drain(); len(got) != 0 {
+		t.Fatalf("second drain: %v", dqIDs(got))
+	}
+	// Usable after a drain.
+	q.push(dqItem(4, 0))
+	if due, _ := q.popDue(dqT0); !dqEqual(dqIDs(due), []int64{4}) {
+		t.Fatalf("after drain: %v", dqIDs(due))
+	}
+}
+
+func TestDelayQueueChangedSignal(t *testing.T) {
+	q := newDelayQueue()
+	if dqSignalled(q) {
+		t.Fatal("signal on a new queue")
+	}
+	q.push(dqItem(1, 10*time.Second))
+	if !dqSignalled(q) {
+		t.Fatal("no signal for the first item")
+	}
+	q.push(dqItem(2, 20*time.Second)) // later: the earliest did not change
+	if dqSignalled(q) {
+		t.Fatal("signal for an item behind the head")
+	}
+	q.push(dqItem(3, 5*time.Second)) // new earliest
+	if !dqSignalled(q) {
+		t.Fatal("no signal for a new earliest item")
+	}
+	// Same time as the head but a smaller id: it is the new head.
+	q.push(dqItem(0, 5*time.Second))
+	if !dqSignalled(q) {
+		t.Fatal("no signal for a new head at an equal time")
+	}
+	// Same time, larger id: not the head.
+	q.push(dqItem(4, 5*time.Second))
+	if dqSignalled(q) {
+		t.Fatal("signal for an item behind an equal-time head")
+	}
+	// Signals coalesce and push never blocks when nobody listens.
+	for i := range 10 {
+		q.push(dqItem(int64(100+i), -time.Duration(i+1)*time.Second))
+	}
+	if !dqSignalled(q) || dqSignalled(q) {
+		t.Fatal("want exactly one pending signal after many new heads")
+	}
+}
+
+// TestDelayQueueConcurrent pushes, removes and pops from many goroutines
+// (run with -race): every item comes out exactly once, by pop, remove or
+// the final drain.
+func TestDelayQueueConcurrent(t *testing.T) {
+	const (
+		pushers = 8
+		each    = 500
+	)
+	q := newDelayQueue()
+	var (
+		mu      sync.Mutex
+		outcome = map[int64]string{}
+		dup     atomic.Int64
+	)
+	record := func(id int64, how string) {
+		mu.Lock()
+		defer mu.Unlock()
+		if prev, ok := outcome[id]; ok {
+			dup.Add(1)
+			t.Errorf("item %d came out twice: %s and %s", id, prev, how)
+		}
+		outcome[id] = how
+	}
+	stop := make(chan struct{})
+	var popper sync.WaitGroup
+	popper.Go(func() {
+		for {
+			select {
+			case <-stop:
+				return
+			case <-q.changed:
+			default:
+			}
+			now := dqT0.Add(time.Duration(rand.IntN(1000)) * time.Millisecond)
+			due, _ := q.popDue(now)
+			for _, c := range due {
+				if c.localAt.After(now) {
+					t.Errorf("popped item %d due at %v at %v", c.task.ID, c.localAt, now)
+				}
+				record(int64(c.task.ID), "pop")
+			}
+			_ = q.len()
+		}
+	})
+	var wg sync.WaitGroup
+	for p := range pushers {
+		wg.Go(func() {
+			var mine []*claimed
+			for i := range each {
+				c := dqItem(int64(p*each+i), time.Duration(rand.IntN(2000))*time.Millisecond)
+				q.push(c)
+				mine = append(mine, c)
+				if i%3 == 0 {
+					victim := mine[rand.IntN(len(mine))]
+					if q.remove(victim) {
+						record(int64(victim.task.ID), "remove")
+					}
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(stop)
+	popper.Wait()
+	for _, c := range q.drain() {
+		record(int64(c.task.ID), "drain")
+	}
+	if len(outcome) != pushers*each || dup.Load() != 0 {
+		t.Fatalf("%d of %d items accounted for, %d duplicates", len(outcome), pushers*each, dup.Load())
+	}
+	n := map[string]int{}
+	for _, how := range outcome {
+		n[how]++
+	}
+	t.Logf("outcomes: %v", n)
+}

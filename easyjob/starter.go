@@ -1,0 +1,116 @@
+package easyjob
+
+import (
+	"context"
+	"errors"
+
+	"github.com/easyjob-go/easyjob/repository"
+)
+
+// starter records the start of due fires in batches: one statement for all
+// fires due together, each row fenced. It runs beside the jobs, not before
+// them, so a fire starts on its second instead of after a round trip. That
+// is no weaker than checking first: the node stops firing on its own once
+// it is silent long enough for peers to recover its tasks (see suspect),
+// and a start that finds the claim lost cancels the job's context at once.
+type starter struct {
+	n  *node
+	in chan *claimed
+}
+
+func newStarter(n *node, maxClaims int) *starter {
+	// Never blocks the boss: a node holds at most maxClaims claims.
+	return &starter{n: n, in: make(chan *claimed, maxClaims)}
+}
+
+func (s *starter) enqueue(c *claimed) { s.in <- c }
+
+// run writes batches until ctx is done; starts still queued then fail with
+// errStopped so nothing waits on them forever.
+func (s *starter) run(ctx context.Context) {
+	batch := make([]*claimed, 0, cap(s.in))
+	for {
+		batch = batch[:0]
+		select {
+		case <-ctx.Done():
+			for {
+				select {
+				case c := <-s.in:
+					s.n.started(c, repository.Execution{}, errStopped)
+				default:
+					return
+				}
+			}
+		case c := <-s.in:
+			batch = append(batch, c)
+		}
+	collect:
+		for len(batch) < cap(batch) {
+			select {
+			case c := <-s.in:
+				batch = append(batch, c)
+			default:
+				break collect
+			}
+		}
+		s.start(ctx, batch)
+	}
+}
+
+// start records the starts of batch.
+func (s *starter) start(ctx context.Context, batch []*claimed) {
+	reqs := make([]repository.ExecStart, len(batch))
+	for i, c := range batch {
+		reqs[i] = repository.ExecStart{Claim: c.task.Claim(), Execution: repository.Execution{
+			ScheduledAt: c.task.NextStartTime, Attempt: max(c.task.Attempt, 1), Misfire: c.plan.misfire,
+		}}
+	}
+	res, err := s.n.store.StartExecutions(ctx, reqs)
+	for i, c := range batch {
+		if err != nil {
+			s.n.started(c, repository.Execution{}, err)
+			continue
+		}
+		s.n.started(c, res[i].Execution, res[i].Err)
+	}
+}
+
+// started publishes the outcome of c's start; a lost claim cancels the job.
+func (n *node) started(c *claimed, e repository.Execution, err error) {
+	n.mu.Lock()
+	c.exec, c.startErr = e, err
+	cancel := c.cancel
+	n.mu.Unlock()
+	if err != nil {
+		if errors.Is(err, repository.ErrClaimLost) {
+			n.stats.fenced.Add(1)
+			n.log.Warn().Str("task", c.task.Name).Msg("easyjob: claim lost at start; cancelling the run")
+		} else {
+			n.log.Warn().Err(err).Str("task", c.task.Name).Msg("easyjob: could not record start; cancelling the run")
+		}
+		if cancel != nil {
+			cancel()
+		}
+	}
+	close(c.startDone)
+}
+
+// waitStarted waits for c's start record and returns its error.
+func (n *node) waitStarted(c *claimed) error {
+	<-c.startDone
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return c.startErr
+}
+
+// startFailed reports, without waiting, that c's start already failed.
+func (n *node) startFailed(c *claimed) bool {
+	select {
+	case <-c.startDone:
+		n.mu.Lock()
+		defer n.mu.Unlock()
+		return c.startErr != nil
+	default:
+		return false
+	}
+}

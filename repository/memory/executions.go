@@ -1,0 +1,185 @@
+package memory
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/easyjob-go/easyjob/repository"
+)
+
+// defaultHistoryLimit is the page size of History when the filter gives none.
+const defaultHistoryLimit = 100
+
+// StartExecution inserts a running execution if c's fence holds.
+func (s *Store) StartExecution(ctx context.Context, c repository.Claim, e repository.Execution) (repository.Execution, error) {
+	if err := s.begin(ctx); err != nil {
+		return repository.Execution{}, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.startLocked(c, e, s.now())
+}
+
+// startLocked inserts one running execution at now if c's fence holds.
+func (s *Store) startLocked(c repository.Claim, e repository.Execution, now time.Time) (repository.Execution, error) {
+	if s.fenced(c) == nil {
+		return repository.Execution{}, fmt.Errorf("easyjob: start execution of task %d at version %d by node %d: %w",
+			c.ID, c.Version, c.NodeID, repository.ErrClaimLost)
+	}
+	s.lastExec++
+	x := &repository.Execution{
+		ID:                s.lastExec,
+		TaskID:            c.ID,
+		ParentExecutionID: e.ParentExecutionID,
+		NodeID:            c.NodeID,
+		ScheduledAt:       norm(e.ScheduledAt),
+		StartedAt:         now,
+		Status:            repository.ExecRunning,
+		Attempt:           max(e.Attempt, 1),
+		Misfire:           e.Misfire,
+	}
+	s.execs[x.ID] = x
+	s.execsByTask[c.ID] = append(s.execsByTask[c.ID], x.ID)
+	return *x, nil
+}
+
+// Finish applies fs as one batch, each entry with its own fence.
+func (s *Store) Finish(ctx context.Context, fs []repository.Finish) ([]repository.FinishResult, error) {
+	if len(fs) == 0 {
+		return nil, nil
+	}
+	if err := s.begin(ctx); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := s.now()
+	out := make([]repository.FinishResult, len(fs))
+	for i, f := range fs {
+		t := s.fenced(f.Claim)
+		if t != nil {
+			finishTask(t, f, now)
+			out[i].Task = *t
+		} else {
+			out[i].Err = fmt.Errorf("easyjob: finish of task %d at version %d by node %d: %w",
+				f.Claim.ID, f.Claim.Version, f.Claim.NodeID, repository.ErrClaimLost)
+		}
+		if x := s.execs[f.ExecutionID]; x != nil &&
+			(x.Status == repository.ExecRunning || x.Status == repository.ExecAbandoned) {
+			x.Status = f.Status
+			if t == nil {
+				x.Status = repository.ExecFenced
+			}
+			x.FinishedAt, x.Error = now, f.Error
+		}
+	}
+	return out, nil
+}
+
+// finishTask writes one held finish to its row, in the contract's priority.
+// Like the Postgres store, a zero f.Next keeps the row's next_start_time and
+// an attempt below 1 is written as 1.
+func finishTask(t *repository.Task, f repository.Finish, now time.Time) {
+	next, attempt := norm(f.Next), max(f.NextAttempt, 1)
+	if next.IsZero() {
+		next = t.NextStartTime
+	}
+	t.Version++
+	t.LastStatus, t.LastError = f.Status, f.Error
+	t.LastFinishedAt, t.UpdatedAt = now, now
+	release := func(st repository.TaskStatus) { t.Status, t.NodeID = st, 0 }
+	switch {
+	case f.Done:
+		release(repository.TaskFinished)
+	case t.TriggerRequested:
+		release(repository.TaskPending)
+		t.NextStartTime, t.Attempt, t.TriggerRequested = now, 1, false
+	case t.Cron != f.Cron: // rescheduled while the fire ran: the row's next wins
+		if t.Paused {
+			release(repository.TaskPaused)
+		} else {
+			release(repository.TaskPending)
+		}
+		t.Attempt = 1
+	case t.Paused:
+		release(repository.TaskPaused)
+		t.NextStartTime, t.Attempt = next, attempt
+	case f.Keep:
+		t.NextStartTime, t.Attempt = next, attempt
+	default:
+		release(repository.TaskPending)
+		t.NextStartTime, t.Attempt = next, attempt
+	}
+}
+
+// History lists executions of a task, newest first.
+func (s *Store) History(ctx context.Context, group, name string, f repository.HistoryFilter) ([]repository.Execution, error) {
+	if err := s.begin(ctx); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t, err := s.taskLocked(group, name)
+	if err != nil {
+		return nil, err
+	}
+	limit := f.Limit
+	if limit <= 0 {
+		limit = defaultHistoryLimit
+	}
+	since := norm(f.Since)
+	ids := s.execsByTask[t.ID]
+	var out []repository.Execution
+	for i := len(ids) - 1; i >= 0 && len(out) < limit; i-- {
+		x := s.execs[ids[i]]
+		switch {
+		case f.BeforeID != 0 && x.ID >= f.BeforeID,
+			f.Status != "" && x.Status != f.Status,
+			!since.IsZero() && x.StartedAt.Before(since):
+			continue
+		}
+		e := *x
+		e.TaskName = t.Name
+		out = append(out, e)
+	}
+	return out, nil
+}
+
+// PruneHistory deletes the non-running executions of group's tasks that
+// started before now - maxAge (maxAge > 0) or are not among the newest
+// maxRows executions of their task (maxRows > 0).
+func (s *Store) PruneHistory(ctx context.Context, group string, maxAge time.Duration, maxRows int) (int, error) {
+	if err := s.begin(ctx); err != nil {
+		return 0, err
+	}
+	if maxAge <= 0 && maxRows <= 0 {
+		return 0, nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	cutoff := s.now().Add(-maxAge)
+	deleted := 0
+	for _, id := range s.byName[group] {
+		ids := s.execsByTask[id]
+		kept := ids[:0]
+		for i, xid := range ids {
+			x := s.execs[xid]
+			rank := len(ids) - i // 1 = newest
+			old := maxAge > 0 && x.StartedAt.Before(cutoff)
+			surplus := maxRows > 0 && rank > maxRows
+			if x.Status != repository.ExecRunning && (old || surplus) {
+				delete(s.execs, xid)
+				deleted++
+				continue
+			}
+			kept = append(kept, xid)
+		}
+		if len(kept) == 0 {
+			delete(s.execsByTask, id)
+		} else {
+			s.execsByTask[id] = kept
+		}
+	}
+	return deleted, nil
+}

@@ -1,0 +1,257 @@
+package memory
+
+import (
+	"context"
+	"fmt"
+	"sort"
+
+	"github.com/easyjob-go/easyjob/repository"
+)
+
+// UpsertTasks writes the registered forest of group atomically: it
+// validates everything before it writes anything.
+func (s *Store) UpsertTasks(ctx context.Context, group string, defs []repository.TaskDef) ([]repository.Task, error) {
+	if err := s.begin(ctx); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	stored := s.byName[group]
+	inDefs := make(map[string]bool, len(defs))
+	for _, d := range defs {
+		if inDefs[d.Name] {
+			return nil, fmt.Errorf("easyjob: upsert tasks of group %q: task %q given twice", group, d.Name)
+		}
+		inDefs[d.Name] = true
+	}
+	for _, d := range defs {
+		if _, ok := stored[d.Parent]; d.Parent != "" && !inDefs[d.Parent] && !ok {
+			return nil, fmt.Errorf("easyjob: task %q: parent %q: %w", d.Name, d.Parent, repository.ErrTaskNotFound)
+		}
+	}
+
+	now := s.now()
+	if stored == nil {
+		stored = make(map[string]repository.TaskID)
+		s.byName[group] = stored
+	}
+	// Insert new names first (ids in defs order) so parents among defs resolve.
+	isNew := make(map[repository.TaskID]bool)
+	for _, d := range defs {
+		if _, ok := stored[d.Name]; ok {
+			continue
+		}
+		s.lastTask++
+		t := &repository.Task{
+			ID: s.lastTask, Group: group, Name: d.Name, Cron: d.Cron,
+			Status: repository.TaskPending, Version: 1, Attempt: 1,
+			NextStartTime: norm(d.NextStartTime), Options: d.Options,
+			CreatedAt: now, UpdatedAt: now,
+		}
+		if d.Finished {
+			t.Status = repository.TaskFinished
+		}
+		s.tasks[t.ID] = t
+		stored[d.Name] = t.ID
+		isNew[t.ID] = true
+	}
+	changed := len(isNew) > 0
+	out := make([]repository.Task, 0, len(defs))
+	for _, d := range defs {
+		t := s.tasks[stored[d.Name]]
+		var parent repository.TaskID
+		if d.Parent != "" {
+			parent = stored[d.Parent]
+		}
+		if isNew[t.ID] {
+			t.ParentID = parent
+			out = append(out, *t)
+			continue
+		}
+		schedule := t.Cron != d.Cron || t.Options.Timezone != d.Options.Timezone
+		other := t.Options != d.Options || t.ParentID != parent
+		if schedule {
+			t.Cron = d.Cron
+			t.NextStartTime = norm(d.NextStartTime)
+			switch t.Status {
+			case repository.TaskPending, repository.TaskFinished:
+				t.Status = repository.TaskPending
+				if d.Finished {
+					t.Status = repository.TaskFinished
+				}
+			}
+		}
+		if schedule || other {
+			t.Options = d.Options
+			t.ParentID = parent
+			if t.Status != repository.TaskDoing { // a running fire must not be fenced by a deploy
+				t.Version++
+			}
+			t.UpdatedAt = now
+			changed = true
+		}
+		out = append(out, *t)
+	}
+	if changed {
+		s.notifyLocked(group)
+	}
+	return out, nil
+}
+
+// DueTasks lists the pending root tasks of q.Group named in q.Names with
+// next_start_time <= now + q.Window, by next_start_time then id.
+func (s *Store) DueTasks(ctx context.Context, q repository.DueQuery) (repository.Due, error) {
+	if err := s.begin(ctx); err != nil {
+		return repository.Due{}, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := s.now()
+	horizon := now.Add(q.Window)
+	stored := s.byName[q.Group]
+	seen := make(map[repository.TaskID]bool, len(q.Names))
+	var due []repository.Task
+	for _, name := range q.Names {
+		id, ok := stored[name]
+		if !ok || seen[id] {
+			continue
+		}
+		seen[id] = true
+		t := s.tasks[id]
+		if t.Status == repository.TaskPending && t.ParentID == 0 && !t.NextStartTime.After(horizon) {
+			due = append(due, *t)
+		}
+	}
+	sort.Slice(due, func(i, j int) bool {
+		if a, b := due[i].NextStartTime, due[j].NextStartTime; !a.Equal(b) {
+			return a.Before(b)
+		}
+		return due[i].ID < due[j].ID
+	})
+	if q.Limit > 0 && len(due) > q.Limit {
+		due = due[:q.Limit]
+	}
+	return repository.Due{Now: now, Tasks: due}, nil
+}
+
+// Claim moves each ref still pending at its version to doing for node.
+func (s *Store) Claim(ctx context.Context, node repository.NodeID, refs []repository.TaskRef) ([]repository.Task, error) {
+	if len(refs) == 0 {
+		return nil, nil
+	}
+	if err := s.begin(ctx); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := s.now()
+	var won []repository.Task
+	for _, r := range refs {
+		t := s.tasks[r.ID]
+		if t == nil || t.Version != r.Version || t.Status != repository.TaskPending {
+			continue
+		}
+		t.Status, t.NodeID, t.UpdatedAt = repository.TaskDoing, node, now
+		t.Version++
+		won = append(won, *t)
+	}
+	sortTasks(won)
+	return won, nil
+}
+
+// Release puts the claims whose fence holds back to pending.
+func (s *Store) Release(ctx context.Context, claims []repository.Claim) (int, error) {
+	if len(claims) == 0 {
+		return 0, nil
+	}
+	if err := s.begin(ctx); err != nil {
+		return 0, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := s.now()
+	released := 0
+	groups := make(map[string]bool)
+	for _, c := range claims {
+		t := s.fenced(c)
+		if t == nil {
+			continue
+		}
+		t.Status, t.NodeID, t.UpdatedAt = repository.TaskPending, 0, now
+		t.Version++
+		released++
+		groups[t.Group] = true
+	}
+	for g := range groups {
+		s.notifyLocked(g)
+	}
+	return released, nil
+}
+
+// HeldBy lists the doing tasks claimed by node, by id.
+func (s *Store) HeldBy(ctx context.Context, node repository.NodeID) ([]repository.Task, error) {
+	if err := s.begin(ctx); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var held []repository.Task
+	for _, t := range s.tasks {
+		if t.Status == repository.TaskDoing && t.NodeID == node {
+			held = append(held, *t)
+		}
+	}
+	sortTasks(held)
+	return held, nil
+}
+
+// Task reads one task by name.
+func (s *Store) Task(ctx context.Context, group, name string) (repository.Task, error) {
+	if err := s.begin(ctx); err != nil {
+		return repository.Task{}, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t, err := s.taskLocked(group, name)
+	if err != nil {
+		return repository.Task{}, err
+	}
+	return *t, nil
+}
+
+// Tasks lists every task of group, by id.
+func (s *Store) Tasks(ctx context.Context, group string) ([]repository.Task, error) {
+	if err := s.begin(ctx); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []repository.Task
+	for _, id := range s.byName[group] {
+		out = append(out, *s.tasks[id])
+	}
+	sortTasks(out)
+	return out, nil
+}
+
+// taskLocked finds a task by name or returns a wrapped ErrTaskNotFound.
+func (s *Store) taskLocked(group, name string) (*repository.Task, error) {
+	id, ok := s.byName[group][name]
+	if !ok {
+		return nil, fmt.Errorf("easyjob: task %q of group %q: %w", name, group, repository.ErrTaskNotFound)
+	}
+	return s.tasks[id], nil
+}
+
+// fenced returns the row c still holds (id, version, node, status doing), or nil.
+func (s *Store) fenced(c repository.Claim) *repository.Task {
+	t := s.tasks[c.ID]
+	if t == nil || t.Version != c.Version || t.NodeID != c.NodeID || t.Status != repository.TaskDoing {
+		return nil
+	}
+	return t
+}
+
+func sortTasks(ts []repository.Task) {
+	sort.Slice(ts, func(i, j int) bool { return ts[i].ID < ts[j].ID })
+}

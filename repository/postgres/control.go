@@ -1,0 +1,86 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/easyjob-go/easyjob/repository"
+)
+
+// The operator actions below are single UPDATEs keyed by (group, name).
+// None of them bumps the version of a doing row: that would fence the fire
+// that is running. They set a flag (paused, trigger_requested) or change
+// the cron instead, and the fire's Finish applies it.
+
+// Pause stops future claims: pending becomes paused (version+1); a doing
+// task only gets the flag, and its finish parks it.
+func (s *Store) Pause(ctx context.Context, group, name string) (repository.Task, error) {
+	q := `UPDATE easyjob_tasks t SET
+  paused = true,
+  status = CASE WHEN t.status = 'pending' THEN 'paused' ELSE t.status END,
+  version = t.version + CASE WHEN t.status = 'pending' THEN 1 ELSE 0 END,
+  updated_at = now()
+WHERE t.group_name = ? AND t.name = ?
+RETURNING ` + taskCols("t")
+	return s.control(ctx, "pause", group, name, q, group, name)
+}
+
+// Resume clears the pause: paused becomes pending (version+1) and the
+// group's loaders are woken; a doing task only loses the flag.
+func (s *Store) Resume(ctx context.Context, group, name string) (repository.Task, error) {
+	q := `UPDATE easyjob_tasks t SET
+  paused = false,
+  status = CASE WHEN t.status = 'paused' THEN 'pending' ELSE t.status END,
+  version = t.version + CASE WHEN t.status = 'paused' THEN 1 ELSE 0 END,
+  updated_at = now()
+WHERE t.group_name = ? AND t.name = ?
+RETURNING ` + taskCols("t")
+	return s.control(ctx, "resume", group, name, notifying(q), group, name)
+}
+
+// Trigger asks for one fire now. A task that is not doing becomes pending
+// and due now (the paused flag is kept, so its finish re-parks it); a
+// doing one gets trigger_requested and its finish schedules the extra fire.
+func (s *Store) Trigger(ctx context.Context, group, name string) (repository.Task, error) {
+	q := `UPDATE easyjob_tasks t SET
+  status = CASE WHEN t.status = 'doing' THEN 'doing' ELSE 'pending' END,
+  next_start_time = CASE WHEN t.status = 'doing' THEN t.next_start_time ELSE now() END,
+  attempt = CASE WHEN t.status = 'doing' THEN t.attempt ELSE 1 END,
+  trigger_requested = (t.status = 'doing'),
+  version = t.version + CASE WHEN t.status = 'doing' THEN 0 ELSE 1 END,
+  updated_at = now()
+WHERE t.group_name = ? AND t.name = ?
+RETURNING ` + taskCols("t")
+	return s.control(ctx, "trigger", group, name, notifying(q), group, name)
+}
+
+// Reschedule sets a new cron and next fire. A doing row keeps its version;
+// its Finish notices the cron changed and keeps this next_start_time.
+func (s *Store) Reschedule(ctx context.Context, group, name, cron string, next time.Time) (repository.Task, error) {
+	q := `UPDATE easyjob_tasks t SET
+  cron = ?::text,
+  next_start_time = coalesce(?::timestamptz, t.next_start_time),
+  status = CASE WHEN t.status = 'finished' THEN 'pending' ELSE t.status END,
+  version = t.version + CASE WHEN t.status = 'doing' THEN 0 ELSE 1 END,
+  updated_at = now()
+WHERE t.group_name = ? AND t.name = ?
+RETURNING ` + taskCols("t")
+	return s.control(ctx, "reschedule", group, name, notifying(q), cron, nullTime(next), group, name)
+}
+
+// notifying wraps an UPDATE ... RETURNING of task columns so the same
+// statement also wakes the updated task's group.
+func notifying(update string) string {
+	return `WITH t AS (` + update + `),
+n AS (SELECT pg_notify('` + notifyChannel + `', t.group_name) FROM t)
+SELECT ` + taskCols("t") + ` FROM t WHERE (SELECT count(*) FROM n) >= 0`
+}
+
+func (s *Store) control(ctx context.Context, op, group, name, q string, args ...any) (repository.Task, error) {
+	tasks, err := scanTasks(s.db.QueryContext(ctx, q, args...))
+	if err != nil {
+		return repository.Task{}, fmt.Errorf("easyjob/postgres: %s %q in group %q: %w", op, name, group, err)
+	}
+	return oneTask(tasks, group, name)
+}

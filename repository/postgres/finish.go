@@ -1,0 +1,114 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/easyjob-go/easyjob/repository"
+)
+
+// finishSQL applies a batch of finishes in one statement:
+//
+//   - v holds the batch, ord keeping each finish's position;
+//   - l locks the fenced rows in id order (see lockFenced);
+//   - u updates every task whose fence holds and returns v.ord, so a
+//     finish is known to have applied by its position, not by task id
+//     (two finishes of one task at different versions stay apart);
+//   - x closes each execution, as 'fenced' when its finish did not apply
+//     (the left join from v to u tells which);
+//   - the final select returns, in batch order, the written task row or
+//     NULLs for a lost fence.
+//
+// The CASE ladders follow the priority of docs/store-semantics.md: done,
+// then a trigger requested meanwhile, then a cron rescheduled meanwhile,
+// then a pause requested meanwhile, then keep, then the plain reschedule.
+// Only the keep branch leaves the task claimed.
+const finishSQL = `WITH v(ord, id, version, node_id, exec_id, status, err, next, attempt, cron, done, keep) AS (
+  VALUES %s
+),
+l AS (%s),
+u AS (
+  UPDATE easyjob_tasks t SET
+    version = t.version + 1,
+    last_status = v.status,
+    last_error = v.err,
+    last_finished_at = now(),
+    updated_at = now(),
+    status = CASE
+      WHEN v.done THEN 'finished'
+      WHEN t.trigger_requested THEN 'pending'
+      WHEN t.cron <> v.cron THEN CASE WHEN t.paused THEN 'paused' ELSE 'pending' END
+      WHEN t.paused THEN 'paused'
+      WHEN v.keep THEN 'doing'
+      ELSE 'pending' END,
+    node_id = CASE
+      WHEN NOT v.done AND NOT t.trigger_requested AND t.cron = v.cron AND NOT t.paused AND v.keep
+      THEN t.node_id END,
+    next_start_time = CASE
+      WHEN v.done THEN t.next_start_time
+      WHEN t.trigger_requested THEN now()
+      WHEN t.cron <> v.cron THEN t.next_start_time
+      ELSE coalesce(v.next, t.next_start_time) END,
+    attempt = CASE
+      WHEN v.done THEN t.attempt
+      WHEN t.trigger_requested OR t.cron <> v.cron THEN 1
+      ELSE v.attempt END,
+    trigger_requested = CASE WHEN v.done THEN t.trigger_requested ELSE false END
+  FROM v JOIN l ON l.id = v.id AND l.version = v.version AND l.node_id = v.node_id
+  WHERE t.id = v.id AND t.version = v.version AND t.node_id = v.node_id AND t.status = 'doing'
+  RETURNING v.ord, %s
+),
+x AS (
+  UPDATE easyjob_executions e SET
+    status = CASE WHEN u.ord IS NULL THEN 'fenced' ELSE v.status END,
+    finished_at = now(),
+    error = v.err
+  FROM v LEFT JOIN u ON u.ord = v.ord
+  WHERE v.exec_id <> 0 AND e.id = v.exec_id AND e.status IN ('running', 'abandoned')
+  RETURNING e.id
+)
+SELECT %s FROM v LEFT JOIN u ON u.ord = v.ord ORDER BY v.ord`
+
+// Finish applies many finishes in one statement, each with its own fence;
+// results are in the order of fs.
+func (s *Store) Finish(ctx context.Context, fs []repository.Finish) ([]repository.FinishResult, error) {
+	if len(fs) == 0 {
+		return nil, nil
+	}
+	rows := make([]string, len(fs))
+	args := make([]any, 0, 12*len(fs))
+	for i, f := range fs {
+		rows[i] = "(?::int, ?::bigint, ?::bigint, ?::bigint, ?::bigint, ?::text, ?::text, ?::timestamptz, ?::int, ?::text, ?::bool, ?::bool)"
+		args = append(args, i, int64(f.Claim.ID), f.Claim.Version, int64(f.Claim.NodeID), f.ExecutionID,
+			string(f.Status), cleanText(f.Error), nullTime(f.Next), max(f.NextAttempt, 1), f.Cron, f.Done, f.Keep)
+	}
+	q := fmt.Sprintf(finishSQL, join(rows), lockFenced, taskCols("t"), taskCols("u"))
+	got, err := s.db.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("easyjob/postgres: finish %d tasks: %w", len(fs), err)
+	}
+	defer got.Close()
+	out := make([]repository.FinishResult, 0, len(fs))
+	for got.Next() {
+		var r taskScan
+		if err := got.Scan(r.dest()...); err != nil {
+			return nil, fmt.Errorf("easyjob/postgres: finish %d tasks: %w", len(fs), err)
+		}
+		t, ok, err := r.task()
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			out = append(out, repository.FinishResult{Err: claimLost(fs[len(out)].Claim)})
+			continue
+		}
+		out = append(out, repository.FinishResult{Task: t})
+	}
+	if err := got.Err(); err != nil {
+		return nil, fmt.Errorf("easyjob/postgres: finish %d tasks: %w", len(fs), err)
+	}
+	if len(out) != len(fs) {
+		return nil, fmt.Errorf("easyjob/postgres: finish %d tasks: got %d results", len(fs), len(out))
+	}
+	return out, nil
+}

@@ -1,0 +1,217 @@
+package postgres
+
+import (
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/easyjob-go/easyjob/repository"
+)
+
+// taskColumnNames is the order in which scanTask reads a task row. Every
+// statement that returns tasks selects cols(alias) so one scanner serves
+// them all, including left joins where the whole row may be NULL.
+var taskColumnNames = []string{
+	"id", "group_name", "name", "cron", "parent_id", "status", "version",
+	"node_id", "next_start_time", "attempt", "paused", "trigger_requested",
+	"options", "last_status", "last_error", "last_finished_at",
+	"created_at", "updated_at",
+}
+
+// taskCols returns the task columns qualified by alias, e.g. "t.id, t.name".
+func taskCols(alias string) string {
+	return qualify(alias, taskColumnNames)
+}
+
+func qualify(alias string, names []string) string {
+	var b strings.Builder
+	for i, n := range names {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(alias)
+		b.WriteByte('.')
+		b.WriteString(n)
+	}
+	return b.String()
+}
+
+// taskScan receives one task row. Every field is nullable so that a left
+// join that found no row (a fenced Finish, an empty DueTasks) scans too.
+type taskScan struct {
+	id, parentID, version, nodeID, attempt sql.NullInt64
+	group, name, cron, status              sql.NullString
+	lastStatus, lastError                  sql.NullString
+	next, lastFinished, created, updated   sql.NullTime
+	paused, trigger                        sql.NullBool
+	options                                []byte
+}
+
+func (r *taskScan) dest() []any {
+	return []any{
+		&r.id, &r.group, &r.name, &r.cron, &r.parentID, &r.status, &r.version,
+		&r.nodeID, &r.next, &r.attempt, &r.paused, &r.trigger,
+		&r.options, &r.lastStatus, &r.lastError, &r.lastFinished,
+		&r.created, &r.updated,
+	}
+}
+
+// task converts the scanned row; ok is false when the row was NULL.
+func (r *taskScan) task() (t repository.Task, ok bool, err error) {
+	if !r.id.Valid {
+		return t, false, nil
+	}
+	t = repository.Task{
+		ID:               repository.TaskID(r.id.Int64),
+		Group:            r.group.String,
+		Name:             r.name.String,
+		Cron:             r.cron.String,
+		ParentID:         repository.TaskID(r.parentID.Int64),
+		Status:           repository.TaskStatus(r.status.String),
+		Version:          r.version.Int64,
+		NodeID:           repository.NodeID(r.nodeID.Int64),
+		NextStartTime:    utc(r.next),
+		Attempt:          int(r.attempt.Int64),
+		Paused:           r.paused.Bool,
+		TriggerRequested: r.trigger.Bool,
+		LastStatus:       repository.ExecStatus(r.lastStatus.String),
+		LastError:        r.lastError.String,
+		LastFinishedAt:   utc(r.lastFinished),
+		CreatedAt:        utc(r.created),
+		UpdatedAt:        utc(r.updated),
+	}
+	if len(r.options) > 0 {
+		if err := json.Unmarshal(r.options, &t.Options); err != nil {
+			return t, false, fmt.Errorf("easyjob/postgres: task %d options: %w", t.ID, err)
+		}
+	}
+	return t, true, nil
+}
+
+// scanTasks reads every row of rows as a task and closes rows.
+func scanTasks(rows *sql.Rows, err error) ([]repository.Task, error) {
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []repository.Task
+	for rows.Next() {
+		var r taskScan
+		if err := rows.Scan(r.dest()...); err != nil {
+			return nil, err
+		}
+		t, ok, err := r.task()
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			out = append(out, t)
+		}
+	}
+	return out, rows.Err()
+}
+
+// encodeOptions renders options for a ?::jsonb placeholder. A string (not
+// []byte) is passed because bun renders []byte as bytea.
+func encodeOptions(o repository.TaskOptions) (string, error) {
+	b, err := json.Marshal(o)
+	if err != nil {
+		return "", fmt.Errorf("easyjob/postgres: encode options: %w", err)
+	}
+	return string(b), nil
+}
+
+var nodeColumnNames = []string{"id", "group_name", "name", "weight", "counts", "started_at", "heartbeat_at"}
+
+func nodeCols(alias string) string { return qualify(alias, nodeColumnNames) }
+
+func scanNodes(rows *sql.Rows, err error) ([]repository.Node, error) {
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []repository.Node
+	for rows.Next() {
+		var n repository.Node
+		if err := rows.Scan(&n.ID, &n.Group, &n.Name, &n.Weight, &n.Counts, &n.StartedAt, &n.HeartbeatAt); err != nil {
+			return nil, err
+		}
+		n.StartedAt, n.HeartbeatAt = n.StartedAt.UTC(), n.HeartbeatAt.UTC()
+		out = append(out, n)
+	}
+	return out, rows.Err()
+}
+
+var execColumnNames = []string{
+	"id", "task_id", "parent_execution_id", "node_id", "scheduled_at",
+	"started_at", "finished_at", "status", "error", "attempt", "misfire",
+}
+
+func execCols(alias string) string { return qualify(alias, execColumnNames) }
+
+// execScan receives one execution row; nullable for the same reason as
+// taskScan (History left-joins executions to their task).
+type execScan struct {
+	id, taskID, parentID, nodeID, attempt sql.NullInt64
+	scheduled, started, finished          sql.NullTime
+	status, errText, misfire              sql.NullString
+}
+
+func (r *execScan) dest() []any {
+	return []any{
+		&r.id, &r.taskID, &r.parentID, &r.nodeID, &r.scheduled,
+		&r.started, &r.finished, &r.status, &r.errText, &r.attempt, &r.misfire,
+	}
+}
+
+func (r *execScan) execution() (e repository.Execution, ok bool) {
+	if !r.id.Valid {
+		return e, false
+	}
+	return repository.Execution{
+		ID:                r.id.Int64,
+		TaskID:            repository.TaskID(r.taskID.Int64),
+		ParentExecutionID: r.parentID.Int64,
+		NodeID:            repository.NodeID(r.nodeID.Int64),
+		ScheduledAt:       utc(r.scheduled),
+		StartedAt:         utc(r.started),
+		FinishedAt:        utc(r.finished),
+		Status:            repository.ExecStatus(r.status.String),
+		Error:             r.errText.String,
+		Attempt:           int(r.attempt.Int64),
+		Misfire:           repository.MisfirePolicy(r.misfire.String),
+	}, true
+}
+
+func utc(t sql.NullTime) time.Time {
+	if !t.Valid {
+		return time.Time{}
+	}
+	return t.Time.UTC()
+}
+
+// nullTime maps the zero time to SQL NULL, which the statements read as
+// "not given" (coalesce with the row's value).
+func nullTime(t time.Time) any {
+	if t.IsZero() {
+		return nil
+	}
+	return t
+}
+
+// micros renders a duration for "?::bigint * interval '1 microsecond'":
+// Postgres intervals have microsecond resolution.
+func micros(d time.Duration) int64 { return d.Microseconds() }
+
+// cleanText drops NUL bytes, which Postgres text cannot hold; an error
+// message from user code must never make a finish fail.
+func cleanText(s string) string {
+	return strings.ReplaceAll(s, "\x00", "")
+}
+
+// notFound names the task in an error wrapping ErrTaskNotFound.
+func notFound(group, name string) error {
+	return fmt.Errorf("easyjob/postgres: task %q in group %q: %w", name, group, repository.ErrTaskNotFound)
+}

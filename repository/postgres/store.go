@@ -1,0 +1,100 @@
+package postgres
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/stdlib"
+	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect/pgdialect"
+
+	"github.com/easyjob-go/easyjob/repository"
+)
+
+var (
+	_ repository.Store    = (*Store)(nil)
+	_ repository.Notifier = (*Store)(nil)
+)
+
+// notifyChannel is the one LISTEN/NOTIFY channel of every group; the payload
+// is the group name, so one listening connection per node is enough.
+const notifyChannel = "easyjob"
+
+// Store is a repository.Store on PostgreSQL. It is safe for concurrent use.
+type Store struct {
+	db *bun.DB
+	// owned says whether Close closes db: true only when Open created it.
+	owned bool
+}
+
+// MaxConns bounds the connections of a pool opened by Open: enough for the
+// default 10 workers plus the node's loops and its LISTEN connection.
+const MaxConns = 20
+
+// Open connects to dsn (URL or key=value form) with pgx and checks the
+// connection. Close closes the pool it opened.
+//
+// Unless the DSN names default_query_exec_mode itself, the pool uses pgx's
+// simple protocol: bun interpolates (and escapes) arguments on the client,
+// so every statement text is unique and pgx's default prepared-statement
+// cache would only cost an extra round trip per query and fill the server
+// with one-use prepared statements.
+func Open(ctx context.Context, dsn string) (*Store, error) {
+	cfg, err := pgx.ParseConfig(dsn)
+	if err != nil {
+		return nil, fmt.Errorf("easyjob/postgres: parse dsn %s: %w", RedactDSN(dsn), err)
+	}
+	if !strings.Contains(dsn, "default_query_exec_mode") {
+		cfg.DefaultQueryExecMode = pgx.QueryExecModeSimpleProtocol
+	}
+	sqlDB := stdlib.OpenDB(*cfg)
+	// database/sql keeps only 2 idle connections by default: with a pool of
+	// workers every statement beyond two would dial a new backend (tens of
+	// milliseconds). Keep as many idle as may be open.
+	sqlDB.SetMaxOpenConns(MaxConns)
+	sqlDB.SetMaxIdleConns(MaxConns)
+	sqlDB.SetConnMaxIdleTime(5 * time.Minute)
+	if err := sqlDB.PingContext(ctx); err != nil {
+		_ = sqlDB.Close()
+		return nil, fmt.Errorf("easyjob/postgres: connect %s: %w", RedactDSN(dsn), err)
+	}
+	s := NewBun(bun.NewDB(sqlDB, pgdialect.New()))
+	s.owned = true
+	return s, nil
+}
+
+// New wraps a *sql.DB opened with the pgx driver ("pgx", pgx/v5/stdlib).
+// The caller owns db: Close does not close it.
+func New(db *sql.DB) *Store {
+	return NewBun(bun.NewDB(db, pgdialect.New()))
+}
+
+// NewBun wraps a bun.DB using pgdialect over pgx. The caller owns db: Close
+// does not close it.
+func NewBun(db *bun.DB) *Store {
+	return &Store{db: db}
+}
+
+// DB returns the underlying bun.DB, for tools (the CLI's status queries).
+func (s *Store) DB() *bun.DB { return s.db }
+
+// Close closes the connection pool if Open created it.
+func (s *Store) Close() error {
+	if !s.owned {
+		return nil
+	}
+	return s.db.Close()
+}
+
+// Now returns the database clock, the only clock that decides anything.
+func (s *Store) Now(ctx context.Context) (time.Time, error) {
+	var now time.Time
+	if err := s.db.QueryRowContext(ctx, "SELECT now()").Scan(&now); err != nil {
+		return time.Time{}, fmt.Errorf("easyjob/postgres: now: %w", err)
+	}
+	return now.UTC(), nil
+}

@@ -1,0 +1,227 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/uptrace/bun"
+
+	"github.com/easyjob-go/easyjob/repository"
+)
+
+// upsertLockClass is the first key of the two-key advisory lock that
+// serialises UpsertTasks per group (the second key is hashtext(group)).
+// Two-key advisory locks live in a key space apart from the one-key lock
+// Migrate takes, so the two never collide. The value spells "ejob".
+const upsertLockClass = 0x656a6f62
+
+// UpsertTasks writes the registered forest of group in one transaction.
+//
+// N replicas start at once and register the same forest, so the group is
+// serialised with a transaction-scoped advisory lock: the second replica
+// sees the first one's rows and finds nothing to change. The decisions
+// (what changed, which version to write) are made in Go on rows locked
+// FOR UPDATE; that is clearer than one SQL statement and registration is
+// rare. A doing row is updated without a version bump so that a deploy
+// never fences a fire that is running.
+func (s *Store) UpsertTasks(ctx context.Context, group string, defs []repository.TaskDef) ([]repository.Task, error) {
+	if err := checkDefs(group, defs); err != nil {
+		return nil, err
+	}
+	var out []repository.Task
+	err := s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		var err error
+		out, err = upsertTx(ctx, tx, group, defs)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("easyjob/postgres: upsert tasks of %q: %w", group, err)
+	}
+	return out, nil
+}
+
+func checkDefs(group string, defs []repository.TaskDef) error {
+	seen := make(map[string]bool, len(defs))
+	for _, d := range defs {
+		if seen[d.Name] {
+			return fmt.Errorf("easyjob/postgres: upsert tasks of %q: duplicate task %q", group, d.Name)
+		}
+		seen[d.Name] = true
+	}
+	return nil
+}
+
+func upsertTx(ctx context.Context, tx bun.Tx, group string, defs []repository.TaskDef) ([]repository.Task, error) {
+	if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(?::int, hashtext(?))`, upsertLockClass, group); err != nil {
+		return nil, err
+	}
+	stored, err := scanTasks(tx.QueryContext(ctx,
+		`SELECT `+taskCols("t")+` FROM easyjob_tasks t WHERE t.group_name = ? ORDER BY t.id FOR UPDATE`, group))
+	if err != nil {
+		return nil, err
+	}
+	byName := make(map[string]repository.Task, len(stored)+len(defs))
+	for _, t := range stored {
+		byName[t.Name] = t
+	}
+	if err := checkParents(group, defs, byName); err != nil {
+		return nil, err
+	}
+
+	inserted, err := insertNew(ctx, tx, group, defs, byName)
+	if err != nil {
+		return nil, err
+	}
+	isNew := make(map[string]bool, len(inserted))
+	for _, t := range inserted {
+		byName[t.Name] = t
+		isNew[t.Name] = true
+	}
+
+	var updates []repository.Task
+	for _, d := range defs {
+		if u, ok := planUpdate(byName[d.Name], d, byName, isNew[d.Name]); ok {
+			updates = append(updates, u)
+		}
+	}
+	updated, err := writeUpdates(ctx, tx, updates)
+	if err != nil {
+		return nil, err
+	}
+	for _, t := range updated {
+		byName[t.Name] = t
+	}
+
+	if len(inserted)+len(updated) > 0 {
+		// Delivered at commit, so listeners read the new rows.
+		if _, err := tx.ExecContext(ctx, `SELECT pg_notify('`+notifyChannel+`', ?)`, group); err != nil {
+			return nil, err
+		}
+	}
+	out := make([]repository.Task, len(defs))
+	for i, d := range defs {
+		out[i] = byName[d.Name]
+	}
+	return out, nil
+}
+
+// checkParents fails before anything is written when a parent is neither
+// registered now nor stored.
+func checkParents(group string, defs []repository.TaskDef, stored map[string]repository.Task) error {
+	names := make(map[string]bool, len(defs))
+	for _, d := range defs {
+		names[d.Name] = true
+	}
+	for _, d := range defs {
+		if d.Parent == "" || names[d.Parent] {
+			continue
+		}
+		if _, ok := stored[d.Parent]; !ok {
+			return fmt.Errorf("parent of %q: %w", d.Name, notFound(group, d.Parent))
+		}
+	}
+	return nil
+}
+
+// insertNew inserts the defs without a row, in one statement. Parents that
+// are inserted in the same batch have no id yet; planUpdate links them.
+func insertNew(ctx context.Context, tx bun.Tx, group string, defs []repository.TaskDef, byName map[string]repository.Task) ([]repository.Task, error) {
+	var rows []string
+	var args []any
+	for _, d := range defs {
+		if _, ok := byName[d.Name]; ok {
+			continue
+		}
+		opts, err := encodeOptions(d.Options)
+		if err != nil {
+			return nil, err
+		}
+		status := repository.TaskPending
+		if d.Finished {
+			status = repository.TaskFinished
+		}
+		var parent any
+		if p, ok := byName[d.Parent]; ok && d.Parent != "" {
+			parent = int64(p.ID)
+		}
+		rows = append(rows, "(?, ?, ?, ?::bigint, ?, coalesce(?::timestamptz, now()), ?::jsonb, now(), now())")
+		args = append(args, group, d.Name, d.Cron, parent, string(status), nullTime(d.NextStartTime), opts)
+	}
+	if len(rows) == 0 {
+		return nil, nil
+	}
+	q := `INSERT INTO easyjob_tasks AS t
+  (group_name, name, cron, parent_id, status, next_start_time, options, created_at, updated_at)
+VALUES ` + join(rows) + `
+RETURNING ` + taskCols("t")
+	return scanTasks(tx.QueryContext(ctx, q, args...))
+}
+
+// planUpdate decides the row to write for def over cur, per the contract:
+// a changed cron or time zone takes def.NextStartTime and revives a
+// finished row; any change bumps the version unless the row is doing.
+func planUpdate(cur repository.Task, d repository.TaskDef, byName map[string]repository.Task, inserted bool) (repository.Task, bool) {
+	var parent repository.TaskID
+	if d.Parent != "" {
+		parent = byName[d.Parent].ID
+	}
+	if inserted {
+		// Only the link to a parent inserted in the same batch is missing;
+		// the row is new, so its version stays 1.
+		if cur.ParentID == parent {
+			return cur, false
+		}
+		cur.ParentID = parent
+		return cur, true
+	}
+	cronChanged := cur.Cron != d.Cron || cur.Options.Timezone != d.Options.Timezone
+	if !cronChanged && cur.Options == d.Options && cur.ParentID == parent {
+		return cur, false
+	}
+	u := cur
+	u.Cron, u.Options, u.ParentID = d.Cron, d.Options, parent
+	if cronChanged {
+		if !d.NextStartTime.IsZero() {
+			u.NextStartTime = d.NextStartTime
+		}
+		if cur.Status == repository.TaskPending || cur.Status == repository.TaskFinished {
+			u.Status = repository.TaskPending
+			if d.Finished {
+				u.Status = repository.TaskFinished
+			}
+		}
+	}
+	if cur.Status != repository.TaskDoing {
+		u.Version++
+	}
+	return u, true
+}
+
+// writeUpdates writes the planned rows in one statement. The values are
+// final (decided on locked rows), so the statement only assigns them.
+func writeUpdates(ctx context.Context, tx bun.Tx, ts []repository.Task) ([]repository.Task, error) {
+	if len(ts) == 0 {
+		return nil, nil
+	}
+	rows := make([]string, len(ts))
+	args := make([]any, 0, 7*len(ts))
+	for i, t := range ts {
+		opts, err := encodeOptions(t.Options)
+		if err != nil {
+			return nil, err
+		}
+		var parent any
+		if t.ParentID != 0 {
+			parent = int64(t.ParentID)
+		}
+		rows[i] = "(?::bigint, ?::text, ?::jsonb, ?::bigint, ?::text, ?::timestamptz, ?::bigint)"
+		args = append(args, int64(t.ID), t.Cron, opts, parent, string(t.Status), t.NextStartTime, t.Version)
+	}
+	q := `UPDATE easyjob_tasks t
+SET cron = v.cron, options = v.options, parent_id = v.parent_id, status = v.status,
+    next_start_time = v.next, version = v.version, updated_at = now()
+FROM (VALUES ` + join(rows) + `) v(id, cron, options, parent_id, status, next, version)
+WHERE t.id = v.id
+RETURNING ` + taskCols("t")
+	return scanTasks(tx.QueryContext(ctx, q, args...))
+}

@@ -1,0 +1,150 @@
+package storetest
+
+import (
+	"context"
+	"time"
+
+	"github.com/easyjob-go/easyjob/repository"
+)
+
+var notifyCases = []testCase{
+	{"Listen", testListen},
+}
+
+// listening is one Listen call in its own goroutine.
+type listening struct {
+	wakes  chan struct{}
+	cancel context.CancelFunc
+	done   chan error
+}
+
+func (e *env) listen(n repository.Notifier, group string) *listening {
+	ctx, cancel := context.WithCancel(e.ctx)
+	l := &listening{wakes: make(chan struct{}, 1000), cancel: cancel, done: make(chan error, 1)}
+	go func() {
+		l.done <- n.Listen(ctx, group, func() {
+			select {
+			case l.wakes <- struct{}{}:
+			default:
+			}
+		})
+	}()
+	e.t.Cleanup(func() { l.stop(e) })
+	return l
+}
+
+// stop cancels the Listen call and waits for it to return nil.
+func (l *listening) stop(e *env) {
+	e.t.Helper()
+	if l.cancel == nil {
+		return
+	}
+	l.cancel()
+	l.cancel = nil
+	select {
+	case err := <-l.done:
+		if err != nil {
+			e.t.Errorf("Listen returned %v after its context ended, want nil", err)
+		}
+	case <-time.After(5 * time.Second):
+		e.t.Errorf("Listen did not return within 5s of its context ending")
+	}
+}
+
+// drain swallows wakes until none came for a short while.
+func (l *listening) drain() int {
+	n := 0
+	for {
+		select {
+		case <-l.wakes:
+			n++
+		case <-time.After(50 * time.Millisecond):
+			return n
+		}
+	}
+}
+
+func (l *listening) woken(within time.Duration) bool {
+	select {
+	case <-l.wakes:
+		return true
+	case <-time.After(within):
+		return false
+	}
+}
+
+// ready triggers name in group until the listener wakes: then Listen is
+// surely subscribed.
+func (e *env) ready(l *listening, group, name string) {
+	e.t.Helper()
+	for range 40 {
+		if _, err := e.s.Trigger(e.ctx, group, name); err != nil {
+			e.t.Fatal(err)
+		}
+		if l.woken(50 * time.Millisecond) {
+			l.drain()
+			return
+		}
+	}
+	e.t.Fatalf("Listen(%q) never woke on Trigger", group)
+}
+
+// Listen wakes the group's listeners on registration changes, Release,
+// Recover, Resume and Trigger, not other groups' listeners, and returns
+// nil when its context ends.
+func testListen(e *env) {
+	n, ok := e.s.(repository.Notifier)
+	if !ok {
+		e.t.Skip("store does not implement repository.Notifier")
+	}
+	e.pending("beacon")
+	e.upsertIn(e.other(), def("beacon", e.now()))
+	mine, theirs := e.listen(n, e.g), e.listen(n, e.other())
+	e.ready(mine, e.g, "beacon")
+	e.ready(theirs, e.other(), "beacon")
+
+	node := e.node("n")
+	steps := []struct {
+		what string
+		act  func()
+	}{
+		{"UpsertTasks inserting", func() { e.pending("job") }},
+		{"UpsertTasks changing a cron", func() {
+			d := def("job", e.now())
+			d.Cron = cronB
+			e.upsert(d)
+		}},
+		{"Release", func() {
+			t := e.claim(node.ID, e.task("job"))[0]
+			mine.drain()
+			if r, err := e.s.Release(e.ctx, []repository.Claim{t.Claim()}); err != nil || r != 1 {
+				e.t.Fatalf("Release = %d, %v", r, err)
+			}
+		}},
+		{"Recover", func() {
+			t := e.claim(node.ID, e.task("job"))[0]
+			mine.drain()
+			if err := e.s.Recover(e.ctx, repository.Recovery{Ref: t.Ref(), DeadNode: node.ID}); err != nil {
+				e.t.Fatal(err)
+			}
+		}},
+		{"Resume", func() {
+			e.do("Pause", e.s.Pause, "job")
+			mine.drain()
+			e.do("Resume", e.s.Resume, "job")
+		}},
+		{"Trigger", func() { e.do("Trigger", e.s.Trigger, "job") }},
+	}
+	for _, st := range steps {
+		mine.drain()
+		st.act()
+		if !mine.woken(2 * time.Second) {
+			e.t.Errorf("%s did not wake the group's listener", st.what)
+		}
+	}
+	if k := theirs.drain(); k != 0 {
+		e.t.Errorf("another group's listener woke %d times", k)
+	}
+	mine.stop(e)
+	theirs.stop(e)
+}
