@@ -11,14 +11,15 @@ import (
 type Info struct {
 	Task   string
 	TaskID int64
-	// ScheduledAt is the fire time (database clock), the same on every
-	// attempt and on a re-run after recovery.
+	// ScheduledAt is when this attempt was due (database clock): the cron's
+	// fire time for attempt 1 and for a re-run after recovery, the retry
+	// time for a retry (Attempt > 1).
 	ScheduledAt time.Time
 	Attempt     int
 	NodeID      int64
-	// Token is the fencing token of this run: use it (or ScheduledAt) to
-	// make side effects idempotent, since a fire interrupted by its node's
-	// death runs again on a peer.
+	// Token is the fencing token of this run. Use ScheduledAt (with the task
+	// name) to make side effects idempotent: a fire interrupted by its
+	// node's death runs again on a peer with the same ScheduledAt.
 	Token Token
 }
 

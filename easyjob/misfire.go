@@ -14,10 +14,6 @@ type firePlan struct {
 	done    bool // the cron has no further fire
 }
 
-// maxCatchUpScan bounds the walk over missed fires (an every-second cron
-// that missed a month).
-const maxCatchUpScan = 100000
-
 // planFire applies the misfire policy to a fire scheduled at `scheduled`
 // found at database time now. On time, the next fire follows the
 // scheduled one (a run that overruns delays, never doubles, the next fire).
@@ -48,32 +44,36 @@ func planFire(s schedule, o repository.TaskOptions, scheduled, now time.Time) fi
 		}
 	}
 	next, ok := s.next(from)
+	if ok && p.misfire != "" && sameWallClock(next, scheduled, s.loc) {
+		// Falling back, a wall-clock time occurs twice: a late fire of the
+		// first must not schedule the second.
+		next, ok = s.next(next)
+	}
 	p.next, p.done = next, !ok
 	return p
 }
 
-// catchUpNext returns the next missed fire to run, keeping only the newest
-// max-1 missed fires after the current one (the current run counts as one).
+// sameWallClock reports whether a and b read the same date and time in loc.
+func sameWallClock(a, b time.Time, loc *time.Location) bool {
+	a, b = a.In(loc), b.In(loc)
+	return a.Year() == b.Year() && a.YearDay() == b.YearDay() && a.Hour() == b.Hour() &&
+		a.Minute() == b.Minute() && a.Second() == b.Second()
+}
+
+// catchUpNext returns the next missed fire to run: of the fires after
+// scheduled and up to now, only the newest max-1 run after the current one
+// (which counts as one). It walks back from now, so a month-long outage
+// costs max-1 steps, not one per missed fire.
 func catchUpNext(s schedule, scheduled, now time.Time, maxFires int) (time.Time, bool) {
 	keep := max(maxFires-1, 0)
-	if keep == 0 {
-		return time.Time{}, false
-	}
-	var missed []time.Time
-	t := scheduled
-	for i := 0; i < maxCatchUpScan; i++ {
-		n, ok := s.next(t)
-		if !ok || n.After(now) {
+	oldest, found := time.Time{}, false
+	for t := now; keep > 0; keep-- {
+		p, ok := s.prev(t)
+		if !ok || !p.After(scheduled) {
 			break
 		}
-		missed = append(missed, n)
-		t = n
+		oldest, found = p, true
+		t = p.Add(-time.Nanosecond)
 	}
-	if len(missed) == 0 {
-		return time.Time{}, false
-	}
-	if len(missed) > keep {
-		missed = missed[len(missed)-keep:]
-	}
-	return missed[0], true
+	return oldest, found
 }

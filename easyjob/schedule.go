@@ -72,3 +72,15 @@ func (s schedule) next(t time.Time) (time.Time, bool) {
 	}
 	return n.UTC(), true
 }
+
+// prev returns the last fire at or before t, or false when there is none.
+func (s schedule) prev(t time.Time) (time.Time, bool) {
+	if s.empty() {
+		return time.Time{}, false
+	}
+	p, err := gronx.PrevTickBefore(s.expr, t.In(s.loc).Truncate(time.Second), true)
+	if err != nil || p.After(t) {
+		return time.Time{}, false
+	}
+	return p.UTC(), true
+}
