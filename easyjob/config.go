@@ -68,6 +68,13 @@ type Config struct {
 	// Logger receives structured logs. Default: zerolog.Nop().
 	Logger *zerolog.Logger
 
+	// HistoryMaxAge: finished runs older than this are deleted (once a
+	// minute, by one node of the group). Default 0: kept forever.
+	HistoryMaxAge time.Duration
+	// HistoryMaxRows: only the newest this many runs of each task are kept.
+	// Default 0: no bound.
+	HistoryMaxRows int
+
 	hooks *testHooks
 }
 

@@ -23,7 +23,7 @@ func (n *node) heartbeat(ctx context.Context) error {
 	sent := time.Now()
 	row, err := n.store.Heartbeat(ctx, repository.Node{
 		ID: n.self, Group: n.cfg.Group, Name: n.cfg.NodeName,
-		Weight: n.cfg.Weight, Counts: n.counts.Load(),
+		Weight: n.cfg.Weight, Counts: n.counts.Load(), Leaving: n.stopping.Load(),
 	})
 	if err != nil {
 		return err

@@ -9,7 +9,8 @@ import (
 // shutdown stops the node in this order, so that nothing it held is stuck
 // and peers take over at once:
 //
-//  1. stop claiming (loader, recover, boss, listener exit);
+//  1. stop claiming (loader, recover, boss, listener exit) and mark the
+//     node leaving: peers stop counting it as live but do not recover it;
 //  2. release every queued claim in one statement, and give back fires
 //     that were started but wait for a worker, so peers fire them on time;
 //  3. let running jobs finish within ShutdownGrace, then cancel their
@@ -19,6 +20,13 @@ import (
 func (n *node) shutdown(work *sync.WaitGroup, stopBackground func()) {
 	n.stopping.Store(true)
 	work.Wait()
+	// Announce leaving first: peers drop this node from their live view,
+	// so their strategies accept the claims released next at once.
+	hctx, cancel := context.WithTimeout(n.bg, 5*time.Second)
+	if err := n.heartbeat(hctx); err != nil {
+		n.log.Warn().Err(err).Msg("easyjob: could not announce leaving")
+	}
+	cancel()
 
 	rctx, cancel := context.WithTimeout(n.bg, 5*time.Second)
 	n.release(rctx, n.queue.drain(), "shutdown")

@@ -15,4 +15,8 @@ type Node struct {
 	Counts      int64  // executions finished by this node
 	StartedAt   time.Time
 	HeartbeatAt time.Time // store clock
+	// Leaving marks a node shutting down gracefully: it is not live (peers
+	// take its released work at once) but, while it heartbeats, not dead
+	// (its running jobs are not recovered under it).
+	Leaving bool
 }

@@ -30,14 +30,14 @@ type NodeStore interface {
 	// RegisterNode inserts a node row with a fresh, larger-than-all id and
 	// heartbeat_at = now.
 	RegisterNode(ctx context.Context, group, name string, weight int) (Node, error)
-	// Heartbeat upserts n by id with heartbeat_at = now and n's counts and
-	// weight, and returns the row as written (HeartbeatAt is the store's now).
+	// Heartbeat upserts n by id with heartbeat_at = now and n's counts,
+	// weight and leaving flag, and returns the row as written (HeartbeatAt is the store's now).
 	// A row that was expired is re-created under the same id.
 	Heartbeat(ctx context.Context, n Node) (Node, error)
 	// DeleteNode removes the row so peers rebalance at once.
 	DeleteNode(ctx context.Context, id NodeID) error
 	// LiveNodes lists nodes of group that heartbeated within the last
-	// `within`, sorted by id.
+	// `within` and are not leaving, sorted by id.
 	LiveNodes(ctx context.Context, group string, within time.Duration) ([]Node, error)
 	// Nodes lists every node row of group, sorted by id.
 	Nodes(ctx context.Context, group string) ([]Node, error)

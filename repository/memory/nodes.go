@@ -53,7 +53,7 @@ func (s *Store) Heartbeat(ctx context.Context, n repository.Node) (repository.No
 			s.lastNode = n.ID
 		}
 	}
-	row.Group, row.Name, row.Weight, row.Counts, row.HeartbeatAt = n.Group, n.Name, n.Weight, n.Counts, now
+	row.Group, row.Name, row.Weight, row.Counts, row.HeartbeatAt, row.Leaving = n.Group, n.Name, n.Weight, n.Counts, now, n.Leaving
 	return *row, nil
 }
 
@@ -76,7 +76,7 @@ func (s *Store) LiveNodes(ctx context.Context, group string, within time.Duratio
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	cutoff := s.now().Add(-within)
-	return s.nodesLocked(group, func(n *repository.Node) bool { return !n.HeartbeatAt.Before(cutoff) }), nil
+	return s.nodesLocked(group, func(n *repository.Node) bool { return !n.HeartbeatAt.Before(cutoff) && !n.Leaving }), nil
 }
 
 // Nodes lists every node row of group, by id.

@@ -26,14 +26,14 @@ RETURNING ` + nodeCols("n")
 // pause) is re-created under the same id, so this node keeps its identity
 // and its claims stay attributable to it.
 func (s *Store) Heartbeat(ctx context.Context, n repository.Node) (repository.Node, error) {
-	q := `INSERT INTO easyjob_nodes AS n (id, group_name, name, weight, counts, started_at, heartbeat_at)
-VALUES (?, ?, ?, greatest(?::int, 1), ?, coalesce(?::timestamptz, now()), now())
+	q := `INSERT INTO easyjob_nodes AS n (id, group_name, name, weight, counts, started_at, heartbeat_at, leaving)
+VALUES (?, ?, ?, greatest(?::int, 1), ?, coalesce(?::timestamptz, now()), now(), ?)
 ON CONFLICT (id) DO UPDATE SET
   group_name = excluded.group_name, name = excluded.name, weight = excluded.weight,
-  counts = excluded.counts, heartbeat_at = now()
+  counts = excluded.counts, heartbeat_at = now(), leaving = excluded.leaving
 RETURNING ` + nodeCols("n")
 	nodes, err := scanNodes(s.db.QueryContext(ctx, q,
-		int64(n.ID), n.Group, n.Name, n.Weight, n.Counts, nullTime(n.StartedAt)))
+		int64(n.ID), n.Group, n.Name, n.Weight, n.Counts, nullTime(n.StartedAt), n.Leaving))
 	if err != nil {
 		return repository.Node{}, fmt.Errorf("easyjob/postgres: heartbeat node %d: %w", n.ID, err)
 	}
@@ -54,6 +54,7 @@ func (s *Store) DeleteNode(ctx context.Context, id repository.NodeID) error {
 func (s *Store) LiveNodes(ctx context.Context, group string, within time.Duration) ([]repository.Node, error) {
 	q := `SELECT ` + nodeCols("n") + ` FROM easyjob_nodes n
 WHERE n.group_name = ? AND n.heartbeat_at >= now() - (?::bigint * interval '1 microsecond')
+  AND NOT n.leaving
 ORDER BY n.id`
 	nodes, err := scanNodes(s.db.QueryContext(ctx, q, group, micros(within)))
 	if err != nil {

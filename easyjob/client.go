@@ -1,0 +1,338 @@
+package easyjob
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/easyjob-go/easyjob/repository"
+)
+
+// Client runs the control operations (trigger, pause, resume, reschedule,
+// history, status) against the schedule of one group. It needs only the
+// database: no node has to run in the calling process, and every running
+// node sees the effect (Postgres wakes them with NOTIFY). A Client is safe
+// for concurrent use.
+//
+// None of the operations disturbs a fire that is running: they set a flag
+// or change the schedule, and the fire's finish applies it.
+type Client struct {
+	store   repository.Store
+	group   string
+	live    time.Duration
+	dead    time.Duration
+	closeFn func()
+}
+
+// NewClient opens the store cfg names (Store, BunDB, DB, DSN, as for Run;
+// a Postgres schema is migrated unless cfg.SkipMigrate) for the group
+// cfg.Group. Only the store selection, Group, LiveAfter, DeadAfter and
+// HeartbeatInterval matter. Close releases what NewClient opened.
+func NewClient(ctx context.Context, cfg Config) (*Client, error) {
+	cfg = cfg.withDefaults()
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	store, closeFn, err := openStore(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	return &Client{store: store, group: cfg.Group, live: cfg.LiveAfter, dead: cfg.DeadAfter, closeFn: closeFn}, nil
+}
+
+// Close releases the connection pool NewClient opened (not a Store, BunDB
+// or DB the caller passed in). It is safe to call more than once.
+func (c *Client) Close() error {
+	if c.closeFn != nil {
+		c.closeFn()
+		c.closeFn = nil
+	}
+	return nil
+}
+
+// Group returns the group the client acts on.
+func (c *Client) Group() string { return c.group }
+
+// Now returns the store's clock, the one every time in the results refers to.
+func (c *Client) Now(ctx context.Context) (time.Time, error) {
+	return c.store.Now(ctx)
+}
+
+// TaskInfo is a snapshot of one task row.
+type TaskInfo struct {
+	ID     int64  `json:"id"`
+	Name   string `json:"name"`
+	Cron   string `json:"cron"`             // empty: a child that runs after every parent success
+	Parent string `json:"parent,omitempty"` // parent task name; empty for a root
+	// Status is pending, doing (claimed by NodeID), paused or finished.
+	Status repository.TaskStatus `json:"status"`
+	// Paused is set while the task is paused, also during a fire that will
+	// park it when it finishes.
+	Paused bool `json:"paused"`
+	// TriggerRequested: an extra fire runs right after the current one.
+	TriggerRequested bool      `json:"trigger_requested"`
+	NodeID           int64     `json:"node_id,omitempty"` // the claimer while doing
+	NextStartTime    time.Time `json:"next_start_time"`   // store clock
+	// Attempt of the fire at NextStartTime (> 1 is a retry).
+	Attempt        int                   `json:"attempt"`
+	Timezone       string                `json:"timezone,omitempty"`
+	Version        int64                 `json:"version"`
+	LastStatus     repository.ExecStatus `json:"last_status,omitempty"`
+	LastError      string                `json:"last_error,omitempty"`
+	LastFinishedAt time.Time             `json:"last_finished_at"`
+	UpdatedAt      time.Time             `json:"updated_at"`
+}
+
+// HistoryFilter selects and pages executions, newest first: Status ("" for
+// all), Since (started at or after), BeforeID (the next page starts below
+// the last ID seen) and Limit (0 means 100).
+type HistoryFilter = repository.HistoryFilter
+
+// ExecutionInfo is one run (one attempt at one fire) of a task.
+type ExecutionInfo struct {
+	ID                int64  `json:"id"`
+	Task              string `json:"task"`
+	TaskID            int64  `json:"task_id"`
+	ParentExecutionID int64  `json:"parent_execution_id,omitempty"` // the parent's run, for a child
+	NodeID            int64  `json:"node_id"`
+	// ScheduledAt is the fire time; StartedAt and FinishedAt (zero while
+	// running) are store clock.
+	ScheduledAt time.Time             `json:"scheduled_at"`
+	StartedAt   time.Time             `json:"started_at"`
+	FinishedAt  time.Time             `json:"finished_at"`
+	Status      repository.ExecStatus `json:"status"`
+	Error       string                `json:"error,omitempty"`
+	Attempt     int                   `json:"attempt"`
+	// Misfire names the misfire policy applied when the fire was late.
+	Misfire string `json:"misfire,omitempty"`
+}
+
+// Duration is how long the run took, 0 while it runs.
+func (e ExecutionInfo) Duration() time.Duration {
+	if e.FinishedAt.IsZero() {
+		return 0
+	}
+	return e.FinishedAt.Sub(e.StartedAt)
+}
+
+// NodeInfo is a snapshot of one node row, judged by the store's clock.
+type NodeInfo struct {
+	ID     int64  `json:"id"`
+	Name   string `json:"name"`
+	Weight int    `json:"weight"`
+	Counts int64  `json:"counts"` // executions finished
+	// Live: heartbeated within LiveAfter; it takes part in claiming.
+	Live bool `json:"live"`
+	// Dead: silent longer than DeadAfter; its tasks are being recovered.
+	// A node neither live nor dead is suspect.
+	Dead bool `json:"dead"`
+	// RowNumber is the 1-based position among live nodes sorted by id (the
+	// row number the strategies use), 0 when not live.
+	RowNumber    int           `json:"row_number"`
+	HeartbeatAge time.Duration `json:"heartbeat_age"`
+	StartedAt    time.Time     `json:"started_at"`
+	HeartbeatAt  time.Time     `json:"heartbeat_at"`
+	// InFlight counts the doing tasks it has claimed (queued or running).
+	InFlight int `json:"in_flight"`
+}
+
+// Trigger asks for one fire of the task as soon as possible. A paused task
+// runs once and stays paused; a task whose fire is running runs once more
+// right after it (never concurrently). The returned row is as written.
+func (c *Client) Trigger(ctx context.Context, name string) (TaskInfo, error) {
+	return c.control(ctx, "trigger", name, c.store.Trigger)
+}
+
+// Pause stops future fires of the task. A fire that is running completes
+// and is recorded; the task then parks as paused.
+func (c *Client) Pause(ctx context.Context, name string) (TaskInfo, error) {
+	return c.control(ctx, "pause", name, c.store.Pause)
+}
+
+// Resume lets a paused task fire again; a fire that came due while it was
+// paused is subject to the task's misfire policy.
+func (c *Client) Resume(ctx context.Context, name string) (TaskInfo, error) {
+	return c.control(ctx, "resume", name, c.store.Resume)
+}
+
+// Reschedule gives the task a new cron expression (evaluated in the task's
+// time zone) and moves its next fire to the first fire of the new cron
+// after the store's now. A fire a node has already claimed (queued or
+// running) still happens once, at its old time; the fires after it follow
+// the new cron (never a double fire). The change lasts until a deploy
+// registers a different cron for the task. An invalid expression returns
+// an error wrapping ErrInvalidCron.
+func (c *Client) Reschedule(ctx context.Context, name, cron string) (TaskInfo, error) {
+	t, err := c.store.Task(ctx, c.group, name)
+	if err != nil {
+		return TaskInfo{}, c.wrap("reschedule", name, err)
+	}
+	sched, err := parseSchedule(cron, t.Options.Timezone)
+	if err != nil {
+		return TaskInfo{}, fmt.Errorf("easyjob: reschedule %q: %w", name, err)
+	}
+	if sched.empty() && t.ParentID == 0 {
+		return TaskInfo{}, fmt.Errorf("%w: reschedule %q: a root task needs a cron expression", ErrInvalidCron, name)
+	}
+	now, err := c.store.Now(ctx)
+	if err != nil {
+		return TaskInfo{}, c.wrap("reschedule", name, err)
+	}
+	next, ok := sched.next(now)
+	if !ok {
+		next = now // an empty cron (a child): due with its parent's next success
+	}
+	row, err := c.store.Reschedule(ctx, c.group, name, cron, next)
+	if err != nil {
+		return TaskInfo{}, c.wrap("reschedule", name, err)
+	}
+	return c.info(ctx, row)
+}
+
+// Task returns one task.
+func (c *Client) Task(ctx context.Context, name string) (TaskInfo, error) {
+	t, err := c.store.Task(ctx, c.group, name)
+	if err != nil {
+		return TaskInfo{}, c.wrap("read", name, err)
+	}
+	return c.info(ctx, t)
+}
+
+// Tasks lists every task of the group ordered by id.
+func (c *Client) Tasks(ctx context.Context) ([]TaskInfo, error) {
+	ts, err := c.store.Tasks(ctx, c.group)
+	if err != nil {
+		return nil, fmt.Errorf("easyjob: list tasks of group %q: %w", c.group, err)
+	}
+	names := make(map[repository.TaskID]string, len(ts))
+	for _, t := range ts {
+		names[t.ID] = t.Name
+	}
+	out := make([]TaskInfo, len(ts))
+	for i, t := range ts {
+		out[i] = taskInfo(t, names[t.ParentID])
+	}
+	return out, nil
+}
+
+// History lists runs of the task, newest first, selected and paged by f:
+// pass the ID of the last run of a page as f.BeforeID for the next one.
+func (c *Client) History(ctx context.Context, name string, f HistoryFilter) ([]ExecutionInfo, error) {
+	xs, err := c.store.History(ctx, c.group, name, f)
+	if err != nil {
+		return nil, c.wrap("history of", name, err)
+	}
+	out := make([]ExecutionInfo, len(xs))
+	for i, x := range xs {
+		out[i] = ExecutionInfo{
+			ID: x.ID, Task: x.TaskName, TaskID: int64(x.TaskID), ParentExecutionID: x.ParentExecutionID,
+			NodeID: int64(x.NodeID), ScheduledAt: x.ScheduledAt, StartedAt: x.StartedAt, FinishedAt: x.FinishedAt,
+			Status: x.Status, Error: x.Error, Attempt: x.Attempt, Misfire: string(x.Misfire),
+		}
+		if out[i].Task == "" {
+			out[i].Task = name
+		}
+	}
+	return out, nil
+}
+
+// Nodes lists every node row of the group ordered by id, judged live or
+// dead by the store's clock and the client's LiveAfter and DeadAfter.
+func (c *Client) Nodes(ctx context.Context) ([]NodeInfo, error) {
+	now, err := c.store.Now(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("easyjob: list nodes of group %q: %w", c.group, err)
+	}
+	ns, err := c.store.Nodes(ctx, c.group)
+	if err != nil {
+		return nil, fmt.Errorf("easyjob: list nodes of group %q: %w", c.group, err)
+	}
+	ts, err := c.store.Tasks(ctx, c.group)
+	if err != nil {
+		return nil, fmt.Errorf("easyjob: list tasks of group %q: %w", c.group, err)
+	}
+	inFlight := map[repository.NodeID]int{}
+	for _, t := range ts {
+		if t.Status == repository.TaskDoing && t.NodeID != 0 {
+			inFlight[t.NodeID]++
+		}
+	}
+	out := make([]NodeInfo, len(ns))
+	row := 0
+	for i, n := range ns { // sorted by id, so row numbers follow
+		age := max(now.Sub(n.HeartbeatAt), 0)
+		ni := NodeInfo{
+			ID: int64(n.ID), Name: n.Name, Weight: n.Weight, Counts: n.Counts,
+			Live: age <= c.live, Dead: age > c.dead, HeartbeatAge: age,
+			StartedAt: n.StartedAt, HeartbeatAt: n.HeartbeatAt, InFlight: inFlight[n.ID],
+		}
+		if ni.Live {
+			row++
+			ni.RowNumber = row
+		}
+		out[i] = ni
+	}
+	return out, nil
+}
+
+// PruneHistory deletes finished runs of the group's tasks that started
+// more than maxAge ago (0: no age bound) or are not among the newest
+// maxRows runs of their task (0: no row bound). Running executions are
+// kept. It returns how many it deleted.
+func (c *Client) PruneHistory(ctx context.Context, maxAge time.Duration, maxRows int) (int, error) {
+	if maxAge < 0 || maxRows < 0 {
+		return 0, fmt.Errorf("%w: PruneHistory needs maxAge >= 0 and maxRows >= 0 (got %v, %d)", ErrInvalidOption, maxAge, maxRows)
+	}
+	k, err := c.store.PruneHistory(ctx, c.group, maxAge, maxRows)
+	if err != nil {
+		return k, fmt.Errorf("easyjob: prune history of group %q: %w", c.group, err)
+	}
+	return k, nil
+}
+
+// control runs one store operator action and converts its row.
+func (c *Client) control(ctx context.Context, op, name string,
+	f func(ctx context.Context, group, name string) (repository.Task, error),
+) (TaskInfo, error) {
+	t, err := f(ctx, c.group, name)
+	if err != nil {
+		return TaskInfo{}, c.wrap(op, name, err)
+	}
+	return c.info(ctx, t)
+}
+
+// wrap names the task in err; an unknown task gets one short message.
+func (c *Client) wrap(op, name string, err error) error {
+	if errors.Is(err, ErrTaskNotFound) {
+		return fmt.Errorf("%w: %q in group %q", ErrTaskNotFound, name, c.group)
+	}
+	return fmt.Errorf("easyjob: %s %q: %w", op, name, err)
+}
+
+// info converts a row, looking up the parent's name for a child.
+func (c *Client) info(ctx context.Context, t repository.Task) (TaskInfo, error) {
+	if t.ParentID == 0 {
+		return taskInfo(t, ""), nil
+	}
+	ts, err := c.store.Tasks(ctx, c.group)
+	if err != nil {
+		return TaskInfo{}, fmt.Errorf("easyjob: list tasks of group %q: %w", c.group, err)
+	}
+	for _, p := range ts {
+		if p.ID == t.ParentID {
+			return taskInfo(t, p.Name), nil
+		}
+	}
+	return taskInfo(t, ""), nil
+}
+
+func taskInfo(t repository.Task, parent string) TaskInfo {
+	return TaskInfo{
+		ID: int64(t.ID), Name: t.Name, Cron: t.Cron, Parent: parent, Status: t.Status,
+		Paused: t.Paused, TriggerRequested: t.TriggerRequested, NodeID: int64(t.NodeID),
+		NextStartTime: t.NextStartTime, Attempt: t.Attempt, Timezone: t.Options.Timezone,
+		Version: t.Version, LastStatus: t.LastStatus, LastError: t.LastError,
+		LastFinishedAt: t.LastFinishedAt, UpdatedAt: t.UpdatedAt,
+	}
+}

@@ -1,0 +1,1 @@
+ALTER TABLE easyjob_nodes DROP COLUMN IF EXISTS leaving;
