@@ -38,7 +38,7 @@ func (n *node) heartbeat(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	n.live.Store(&live)
+	n.setLive(live)
 	if n.beats.Add(1)%reconcileEvery == 0 {
 		return n.reconcile(ctx)
 	}

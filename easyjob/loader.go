@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/easyjob-go/easyjob/repository"
-	"github.com/easyjob-go/easyjob/strategy"
 )
 
 // load is one loader pass: read the due root tasks this node has functions
@@ -26,7 +25,7 @@ func (n *node) load(ctx context.Context) error {
 		if live, err = n.store.LiveNodes(ctx, n.cfg.Group, n.cfg.LiveAfter); err != nil {
 			return err
 		}
-		n.live.Store(&live)
+		n.setLive(live)
 	}
 	// Ask for more rows than room: the strategy keeps about 1/len(live).
 	limit := room * max(1, len(live))
@@ -39,20 +38,28 @@ func (n *node) load(ctx context.Context) error {
 	}
 	n.offset.observe(sent, time.Now(), due.Now)
 	refs := make([]repository.TaskRef, 0, min(room, len(due.Tasks)))
+	stolen := map[repository.TaskID]bool{}
 	for _, t := range due.Tasks {
 		if len(refs) == room {
 			break
 		}
-		overdue := due.Now.Sub(t.NextStartTime)
-		if strategy.AcceptOrSteal(n.strat, live, t, n.self, overdue, n.cfg.StealAfter) {
+		if n.strat.Accept(live, t, n.self) {
 			refs = append(refs, t.Ref())
+			continue
+		}
+		// Steal: a due task left unclaimed past the threshold goes to any
+		// live node, so differing views or a node lacking the function
+		// cannot starve it.
+		if due.Now.Sub(t.NextStartTime) >= n.cfg.StealAfter && containsNode(live, n.self) {
+			refs = append(refs, t.Ref())
+			stolen[t.ID] = true
 		}
 	}
-	return n.claim(ctx, refs)
+	return n.claim(ctx, refs, stolen)
 }
 
 // claim claims refs in one statement and holds what it won.
-func (n *node) claim(ctx context.Context, refs []repository.TaskRef) error {
+func (n *node) claim(ctx context.Context, refs []repository.TaskRef, stolen map[repository.TaskID]bool) error {
 	if len(refs) == 0 {
 		return nil
 	}
@@ -68,7 +75,7 @@ func (n *node) claim(ctx context.Context, refs []repository.TaskRef) error {
 		n.releaseRows(ctx, won, "claimed while stopping")
 		return nil
 	}
-	n.hold(won)
+	n.hold(won, stolen)
 	return nil
 }
 

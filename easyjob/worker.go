@@ -48,7 +48,7 @@ func (n *node) execute(ctx context.Context, c *claimed) {
 		f.Next = n.dbNow().Add(backoff(max(c.task.Attempt, 1), c.spec.opts.RetryBackoff, maxRetryBackoff))
 		f.NextAttempt, f.Done = max(c.task.Attempt, 1)+1, false
 	} else {
-		f.Keep = n.keepFor(c.task, f.Next)
+		f.Keep = n.keepFor(c, f.Next)
 	}
 	n.finish(c, f)
 }
@@ -67,7 +67,7 @@ func (n *node) finish(c *claimed, f repository.Finish) {
 		n.forget(c)
 		n.log.Error().Err(res.Err).Str("task", c.task.Name).Msg("easyjob: finish not written")
 	case res.Task.Status == repository.TaskDoing && res.Task.NodeID == n.self && !n.stopping.Load():
-		next := &claimed{task: res.Task, spec: c.spec, index: -1, localAt: n.toLocal(res.Task.NextStartTime)}
+		next := &claimed{task: res.Task, spec: c.spec, index: -1, localAt: n.toLocal(res.Task.NextStartTime), stolenGen: c.stolenGen}
 		n.mu.Lock()
 		kept := n.held[c.task.ID] == c
 		if kept {
@@ -89,15 +89,19 @@ func (n *node) finish(c *claimed, f repository.Finish) {
 
 // keepFor decides whether the finish keeps the claim for the next fire:
 // only when it falls in the fetch window and the strategy still gives the
-// task to this node on the current live set.
-func (n *node) keepFor(t repository.Task, next time.Time) bool {
+// task to this node on the current live set (or the task was stolen under
+// this very live set: its rightful node still cannot run it).
+func (n *node) keepFor(c *claimed, next time.Time) bool {
 	if n.stopping.Load() || n.suspect() || next.IsZero() {
 		return false
 	}
 	if next.Sub(n.dbNow()) > n.cfg.FetchWindow {
 		return false
 	}
-	return n.strat.Accept(n.liveView(), t, n.self)
+	if c.stolenGen != 0 && c.stolenGen == n.liveGen.Load()+1 {
+		return true
+	}
+	return n.strat.Accept(n.liveView(), c.task, n.self)
 }
 
 // call runs the job with its deadline and metadata; panics become failures.

@@ -1,0 +1,70 @@
+package easyjob
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+)
+
+// TestConcurrentRegistration: 5 nodes starting at once write one row per
+// task; a later node with a changed cron updates the row and its next fire.
+func TestConcurrentRegistration(t *testing.T) {
+	store, group := pgStore(t)
+	var l ledger
+	reg := func(s *Scheduler) {
+		for _, name := range []string{"a", "b", "c"} {
+			mustRegister(t, s, name, "0 0 * * * *", l.job(nil))
+		}
+		mustRegister(t, s, "a-child", "", l.job(nil), Parent("a"))
+	}
+	var wg sync.WaitGroup
+	for range 5 {
+		wg.Go(func() { start(t, Config{Store: store, Group: group}, reg) })
+	}
+	wg.Wait()
+	tasks, err := store.Tasks(context.Background(), group)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tasks) != 4 {
+		t.Fatalf("%d task rows after 5 concurrent registrations, want 4: %+v", len(tasks), tasks)
+	}
+	before, _ := store.Task(context.Background(), group, "a")
+
+	start(t, Config{Store: store, Group: group}, func(s *Scheduler) {
+		mustRegister(t, s, "a", "*/2 * * * * *", l.job(nil))
+	})
+	after, err := store.Task(context.Background(), group, "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after.Cron != "*/2 * * * * *" || !after.NextStartTime.Before(before.NextStartTime) || after.Version <= before.Version {
+		t.Fatalf("changed cron not applied: before %+v after %+v", before, after)
+	}
+	waitFor(t, 6*time.Second, "the rescheduled task fires", func() bool { return l.count("a") >= 1 })
+}
+
+// TestNodeWithoutFunctionNeverClaims: in a rolling deploy a node that does
+// not register a task never claims it, even when it is overdue.
+func TestNodeWithoutFunctionNeverClaims(t *testing.T) {
+	store, group := pgStore(t)
+	var l ledger
+	old := start(t, Config{Store: store, Group: group, Strategy: "id_hash"}, func(s *Scheduler) {
+		mustRegister(t, s, "shared", "* * * * * *", l.job(nil))
+	})
+	fresh := start(t, Config{Store: store, Group: group, Strategy: "id_hash"}, func(s *Scheduler) {
+		mustRegister(t, s, "shared", "* * * * * *", l.job(nil))
+		mustRegister(t, s, "new-only", "* * * * * *", l.job(nil))
+	})
+	time.Sleep(5 * time.Second) // long enough for the steal threshold to pass many times
+	if l.count("new-only") < 3 {
+		t.Fatalf("new-only ran %d times", l.count("new-only"))
+	}
+	for _, f := range l.snapshot() {
+		if f.task == "new-only" && f.node == int64(old.n.self) {
+			t.Fatalf("node %d ran new-only without having its function", old.n.self)
+		}
+	}
+	_ = fresh
+}
