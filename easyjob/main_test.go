@@ -1,6 +1,7 @@
 package easyjob
 
 import (
+	"database/sql"
 	"strings"
 	"testing"
 
@@ -16,6 +17,18 @@ func pgStore(t *testing.T) (*postgres.Store, string) {
 	t.Helper()
 	s := pgtest.OpenStore(t, pgtest.SharedDatabase(t))
 	return s, groupFor(t)
+}
+
+// pgStoreAdmin returns a separate connection pool on the shared database,
+// for statements a test runs behind the nodes' backs.
+func pgStoreAdmin(t *testing.T) *sql.DB {
+	t.Helper()
+	db, err := sql.Open("pgx", pgtest.SharedDatabase(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = db.Close() })
+	return db
 }
 
 func groupFor(t *testing.T) string {

@@ -3,6 +3,7 @@ package easyjob
 import (
 	"context"
 	"errors"
+	"time"
 
 	"github.com/easyjob-go/easyjob/repository"
 )
@@ -65,7 +66,21 @@ func (s *starter) start(ctx context.Context, batch []*claimed) {
 			ScheduledAt: c.task.NextStartTime, Attempt: max(c.task.Attempt, 1), Misfire: c.plan.misfire,
 		}}
 	}
-	res, err := s.n.store.StartExecutions(ctx, reqs)
+	// A failed statement (the database away) is retried until it answers:
+	// the jobs already run, so their starts must be recorded, fenced, before
+	// their finishes; the start key makes a retry after a lost reply safe.
+	var res []repository.StartResult
+	var err error
+	for attempt := 1; ; attempt++ {
+		if res, err = s.n.store.StartExecutions(ctx, reqs); err == nil || ctx.Err() != nil {
+			break
+		}
+		wait := backoff(attempt, 50*time.Millisecond, 2*time.Second)
+		s.n.log.Warn().Err(err).Int("starts", len(reqs)).Dur("retry_in", wait).Msg("easyjob: recording starts failed")
+		if !sleep(ctx, wait) {
+			break
+		}
+	}
 	for i, c := range batch {
 		if err != nil {
 			s.n.started(c, repository.Execution{}, err)

@@ -27,6 +27,14 @@ func (s *Store) startLocked(c repository.Claim, e repository.Execution, now time
 		return repository.Execution{}, fmt.Errorf("easyjob: start execution of task %d at version %d by node %d: %w",
 			c.ID, c.Version, c.NodeID, repository.ErrClaimLost)
 	}
+	// The start key (task, node, fire, attempt) is unique: a retried start
+	// finds its row, as in Postgres.
+	for _, id := range s.execsByTask[c.ID] {
+		if x := s.execs[id]; x.NodeID == c.NodeID && x.ScheduledAt.Equal(norm(e.ScheduledAt)) && x.Attempt == max(e.Attempt, 1) {
+			x.Status, x.FinishedAt, x.Error = repository.ExecRunning, time.Time{}, ""
+			return *x, nil
+		}
+	}
 	s.lastExec++
 	x := &repository.Execution{
 		ID:                s.lastExec,

@@ -22,6 +22,8 @@ WHERE EXISTS (
   SELECT 1 FROM easyjob_tasks t
   WHERE t.id = ?::bigint AND t.version = ?::bigint AND t.node_id = ?::bigint AND t.status = 'doing'
 )
+ON CONFLICT (task_id, node_id, scheduled_at, attempt)
+  DO UPDATE SET status = 'running', finished_at = NULL, error = ''
 RETURNING ` + execCols("x")
 	var parent any
 	if e.ParentExecutionID != 0 {

@@ -9,7 +9,9 @@ import (
 )
 
 // startsSQL inserts the running executions of a batch in one statement,
-// each only where its fence holds (no row lock, as in StartExecution);
+// each only where its fence holds (no row lock, as in StartExecution). A
+// retried start (its first reply lost) finds its row by the start key
+// (task, node, fire, attempt) instead of writing a second one;
 // the final select returns, in batch order, the inserted row or NULLs for
 // a lost fence. Claims in one batch name distinct tasks.
 const startsSQL = `WITH v(ord, id, version, node_id, parent, scheduled, attempt, misfire) AS (
@@ -21,6 +23,8 @@ ins AS (
   SELECT v.id, v.parent, v.node_id, v.scheduled, greatest(v.attempt, 1), v.misfire, 'running', now()
   FROM v JOIN easyjob_tasks t
     ON t.id = v.id AND t.version = v.version AND t.node_id = v.node_id AND t.status = 'doing'
+  ON CONFLICT (task_id, node_id, scheduled_at, attempt)
+    DO UPDATE SET status = 'running', finished_at = NULL, error = ''
   RETURNING %s
 )
 SELECT %s FROM v LEFT JOIN ins ON ins.task_id = v.id ORDER BY v.ord`

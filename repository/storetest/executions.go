@@ -10,6 +10,7 @@ var executionCases = []testCase{
 	{"StartExecution", testStartExecution},
 	{"StartExecutionLost", testStartExecutionLost},
 	{"StartExecutionsBatch", testStartExecutions},
+	{"StartExecutionRetry", testStartExecutionRetry},
 }
 
 func testStartExecution(e *env) {
@@ -72,6 +73,28 @@ func testStartExecutionLost(e *env) {
 	e.wantErr("StartExecution after release", err, repository.ErrClaimLost, "")
 	if xs := e.history("job", repository.HistoryFilter{}); len(xs) != 0 {
 		e.t.Errorf("lost starts wrote executions: %+v", xs)
+	}
+}
+
+// A repeated start of the same (task, node, fire, attempt) — a retry whose
+// first reply was lost — returns the same row, running again.
+func testStartExecutionRetry(e *env) {
+	held := e.claimed("job", e.node("n1").ID)
+	want := repository.Execution{ScheduledAt: held.NextStartTime, Attempt: 1}
+	x, err := e.s.StartExecution(e.ctx, held.Claim(), want)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	y, err := e.s.StartExecution(e.ctx, held.Claim(), want)
+	if err != nil || y.ID != x.ID || y.Status != repository.ExecRunning {
+		e.t.Fatalf("second start = %+v, %v; want execution %d running again", y, err, x.ID)
+	}
+	res, err := e.s.StartExecutions(e.ctx, []repository.ExecStart{{Claim: held.Claim(), Execution: want}})
+	if err != nil || len(res) != 1 || res[0].Err != nil || res[0].Execution.ID != x.ID {
+		e.t.Fatalf("batch start = %+v, %v; want execution %d", res, err, x.ID)
+	}
+	if xs := e.history("job", repository.HistoryFilter{}); len(xs) != 1 {
+		e.t.Errorf("retried starts wrote %d executions, want 1: %+v", len(xs), xs)
 	}
 }
 

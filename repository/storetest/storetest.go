@@ -97,10 +97,11 @@ func groupName(t *testing.T) string {
 
 // env is one subtest: its store, context and group.
 type env struct {
-	t   *testing.T
-	s   repository.Store
-	ctx context.Context
-	g   string
+	t      *testing.T
+	s      repository.Store
+	ctx    context.Context
+	g      string
+	starts int // e.start calls: each gets its own fire time (the start key is unique)
 }
 
 // other names a second group for isolation checks.
@@ -234,7 +235,9 @@ func (e *env) claimed(name string, node repository.NodeID) repository.Task {
 
 func (e *env) start(t repository.Task) repository.Execution {
 	e.t.Helper()
-	x, err := e.s.StartExecution(e.ctx, t.Claim(), repository.Execution{ScheduledAt: t.NextStartTime, Attempt: t.Attempt})
+	e.starts++
+	at := t.NextStartTime.Add(time.Duration(e.starts) * time.Millisecond)
+	x, err := e.s.StartExecution(e.ctx, t.Claim(), repository.Execution{ScheduledAt: at, Attempt: t.Attempt})
 	if err != nil {
 		e.t.Fatalf("StartExecution(%+v): %v", t.Claim(), err)
 	}

@@ -1,0 +1,1 @@
+DROP INDEX IF EXISTS easyjob_executions_start_key;
