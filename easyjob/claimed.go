@@ -14,11 +14,6 @@ type claimed struct {
 	spec    *taskSpec
 	localAt time.Time // local fire time (database time minus offset)
 	index   int       // position in the delay queue, -1 when not queued
-	// stolenGen is liveGen+1 at the time the task was stolen past the steal
-	// threshold (0 if the strategy gave it): such a claim is kept while the
-	// live view is unchanged, since its rightful node evidently cannot run
-	// it (it lacks the function in a rolling deploy, or is overloaded).
-	stolenGen int64
 
 	// guarded by node.mu
 	state    claimState

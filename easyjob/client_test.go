@@ -3,6 +3,7 @@ package easyjob
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -61,6 +62,15 @@ func (b *blocker) waitStart(t *testing.T) {
 	}
 }
 
+// groupSeq keeps groups apart when a test runs more than once (-count).
+var groupSeq atomic.Int64
+
+// clientStore is pgStore with a group of this run of the test alone.
+func clientStore(t *testing.T) (repository.Store, string) {
+	store, group := pgStore(t)
+	return store, fmt.Sprintf("%s_%d", group, groupSeq.Add(1))
+}
+
 // newTestClient returns a client on store for group, closed at the end.
 func newTestClient(t *testing.T, store repository.Store, group string) *Client {
 	t.Helper()
@@ -92,7 +102,7 @@ func mustTask(t *testing.T, c *Client, name string) TaskInfo {
 }
 
 func TestClientTriggerPending(t *testing.T) {
-	store, group := pgStore(t)
+	store, group := clientStore(t)
 	var l ledger
 	startOne(t, store, group, "job", yearly, l.job(nil))
 	c := newTestClient(t, store, group)
@@ -115,7 +125,7 @@ func TestClientTriggerPending(t *testing.T) {
 }
 
 func TestClientTriggerPaused(t *testing.T) {
-	store, group := pgStore(t)
+	store, group := clientStore(t)
 	var l ledger
 	startOne(t, store, group, "job", "* * * * * *", l.job(nil))
 	c := newTestClient(t, store, group)
@@ -142,7 +152,7 @@ func TestClientTriggerPaused(t *testing.T) {
 }
 
 func TestClientTriggerWhileRunning(t *testing.T) {
-	store, group := pgStore(t)
+	store, group := clientStore(t)
 	b := newBlocker()
 	defer b.unblock()
 	startOne(t, store, group, "job", yearly, b.job)
@@ -192,7 +202,7 @@ func TestClientTriggerWhileRunning(t *testing.T) {
 }
 
 func TestClientPauseWhileRunningThenResume(t *testing.T) {
-	store, group := pgStore(t)
+	store, group := clientStore(t)
 	b := newBlocker()
 	defer b.unblock()
 	startOne(t, store, group, "job", "* * * * * *", b.job)
@@ -234,7 +244,7 @@ func TestClientPauseWhileRunningThenResume(t *testing.T) {
 }
 
 func TestClientRescheduleWhileQueued(t *testing.T) {
-	store, group := pgStore(t)
+	store, group := clientStore(t)
 	var l ledger
 	startOne(t, store, group, "job", "* * * * * *", l.job(nil))
 	c := newTestClient(t, store, group)
@@ -281,7 +291,7 @@ func TestClientRescheduleWhileQueued(t *testing.T) {
 }
 
 func TestClientRescheduleInvalid(t *testing.T) {
-	store, group := pgStore(t)
+	store, group := clientStore(t)
 	writeTask(t, store, group, "job", yearly)
 	c := newTestClient(t, store, group)
 	ctx := context.Background()
@@ -306,7 +316,7 @@ func TestClientRescheduleInvalid(t *testing.T) {
 }
 
 func TestClientUnknownTask(t *testing.T) {
-	store, group := pgStore(t)
+	store, group := clientStore(t)
 	writeTask(t, store, group, "job", yearly)
 	c := newTestClient(t, store, group)
 	ctx := context.Background()
@@ -332,7 +342,7 @@ func TestClientUnknownTask(t *testing.T) {
 }
 
 func TestClientHistoryPaging(t *testing.T) {
-	store, group := pgStore(t)
+	store, group := clientStore(t)
 	writeTask(t, store, group, "job", yearly)
 	ids := writeRuns(t, store, group, "job", 7, func(i int) repository.ExecStatus {
 		if i%3 == 0 {
@@ -386,7 +396,7 @@ func TestClientHistoryPaging(t *testing.T) {
 }
 
 func TestClientPruneHistory(t *testing.T) {
-	store, group := pgStore(t)
+	store, group := clientStore(t)
 	writeTask(t, store, group, "job", yearly)
 	writeRuns(t, store, group, "job", 5, nil)
 	c := newTestClient(t, store, group)
@@ -415,7 +425,7 @@ func TestClientPruneHistory(t *testing.T) {
 }
 
 func TestClientHousekeeping(t *testing.T) {
-	store, group := pgStore(t)
+	store, group := clientStore(t)
 	var l ledger
 	cfg := fastConfig(store, group)
 	cfg.HistoryMaxRows = 2
@@ -432,7 +442,7 @@ func TestClientHousekeeping(t *testing.T) {
 }
 
 func TestClientNodes(t *testing.T) {
-	store, group := pgStore(t)
+	store, group := clientStore(t)
 	ctx := context.Background()
 	writeTask(t, store, group, "a", yearly)
 	writeTask(t, store, group, "b", yearly)
@@ -508,7 +518,7 @@ func TestClientOwnPool(t *testing.T) {
 }
 
 func TestClientTasksParent(t *testing.T) {
-	store, group := pgStore(t)
+	store, group := clientStore(t)
 	ctx := context.Background()
 	now, _ := store.Now(ctx)
 	if _, err := store.UpsertTasks(ctx, group, []repository.TaskDef{

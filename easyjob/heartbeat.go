@@ -34,12 +34,18 @@ func (n *node) heartbeat(ctx context.Context) error {
 	if wasSuspect {
 		n.log.Warn().Msg("easyjob: heartbeat back after a silence past the dead threshold; claims were dropped")
 	}
-	live, err := n.store.LiveNodes(ctx, n.cfg.Group, n.cfg.LiveAfter)
-	if err != nil {
-		return err
+	beat := n.beats.Add(1)
+	// The live view only steers strategies (recovery reads its own), so it
+	// is refreshed every other beat: well inside LiveAfter, and an idle
+	// node stays under 3 queries per second.
+	if beat%2 == 1 || len(n.liveView()) == 0 {
+		live, err := n.store.LiveNodes(ctx, n.cfg.Group, n.cfg.LiveAfter)
+		if err != nil {
+			return err
+		}
+		n.setLive(live)
 	}
-	n.setLive(live)
-	if n.beats.Add(1)%reconcileEvery == 0 {
+	if beat%reconcileEvery == 0 {
 		return n.reconcile(ctx)
 	}
 	return nil

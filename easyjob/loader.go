@@ -37,29 +37,56 @@ func (n *node) load(ctx context.Context) error {
 		return err
 	}
 	n.offset.observe(sent, time.Now(), due.Now)
-	refs := make([]repository.TaskRef, 0, min(room, len(due.Tasks)))
-	stolen := map[repository.TaskID]bool{}
+	n.idle.Store(len(due.Tasks) == 0)
+	refs, rejected := n.pick(live, due, room)
+	if rejected {
+		// Due tasks the strategy gives to others: a peer may have just left
+		// (its claims released with a notification). Judge them on a fresh
+		// live view rather than wait for the next heartbeat's.
+		fresh, err := n.store.LiveNodes(ctx, n.cfg.Group, n.cfg.LiveAfter)
+		if err != nil {
+			return err
+		}
+		n.setLive(fresh)
+		refs, _ = n.pick(fresh, due, room)
+	}
+	return n.claim(ctx, refs)
+}
+
+// pick keeps the due tasks this node claims: those its strategy accepts on
+// live, and those left unclaimed past the steal threshold, so differing
+// views or a node lacking the function cannot starve a task. rejected
+// reports due tasks left for others.
+func (n *node) pick(live []repository.Node, due repository.Due, room int) (refs []repository.TaskRef, rejected bool) {
 	for _, t := range due.Tasks {
 		if len(refs) == room {
 			break
 		}
-		if n.strat.Accept(live, t, n.self) {
+		switch {
+		case n.strat.Accept(live, t, n.self):
 			refs = append(refs, t.Ref())
-			continue
-		}
-		// Steal: a due task left unclaimed past the threshold goes to any
-		// live node, so differing views or a node lacking the function
-		// cannot starve it.
-		if due.Now.Sub(t.NextStartTime) >= n.cfg.StealAfter && containsNode(live, n.self) {
+		case due.Now.Sub(t.NextStartTime) >= n.cfg.StealAfter && containsNode(live, n.self):
 			refs = append(refs, t.Ref())
-			stolen[t.ID] = true
+		default:
+			rejected = true
 		}
 	}
-	return n.claim(ctx, refs, stolen)
+	return refs, rejected
+}
+
+// loadEvery is the loader's wait after a pass. When nothing at all was due
+// within the fetch window, the next pass can wait until just before the
+// window could miss a fire (wake-ups still come at once by notification):
+// an idle node costs a fraction of a query per second.
+func (n *node) loadEvery() time.Duration {
+	if n.idle.Load() {
+		return max(n.cfg.PollInterval, n.cfg.FetchWindow-n.cfg.PollInterval)
+	}
+	return n.cfg.PollInterval
 }
 
 // claim claims refs in one statement and holds what it won.
-func (n *node) claim(ctx context.Context, refs []repository.TaskRef, stolen map[repository.TaskID]bool) error {
+func (n *node) claim(ctx context.Context, refs []repository.TaskRef) error {
 	if len(refs) == 0 {
 		return nil
 	}
@@ -75,7 +102,7 @@ func (n *node) claim(ctx context.Context, refs []repository.TaskRef, stolen map[
 		n.releaseRows(ctx, won, "claimed while stopping")
 		return nil
 	}
-	n.hold(won, stolen)
+	n.hold(won)
 	return nil
 }
 

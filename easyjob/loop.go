@@ -12,6 +12,12 @@ import (
 // capped at maxBackoff: a loop never dies silently and never spins. A
 // panicking step is logged and treated as a failure.
 func loop(ctx context.Context, log zerolog.Logger, name string, interval time.Duration, wake <-chan struct{}, step func(context.Context) error) {
+	loopEvery(ctx, log, name, func() time.Duration { return interval }, wake, step)
+}
+
+// loopEvery is loop with an interval read after each successful step.
+func loopEvery(ctx context.Context, log zerolog.Logger, name string, every func() time.Duration, wake <-chan struct{}, step func(context.Context) error) {
+	interval := every()
 	maxBackoff := max(5*interval, 5*time.Second)
 	failures := 0
 	timer := time.NewTimer(0) // first pass at once
@@ -30,13 +36,13 @@ func loop(ctx context.Context, log zerolog.Logger, name string, interval time.Du
 			}
 		}
 		err := safeStep(ctx, step)
-		wait := interval
+		wait := every()
 		switch {
 		case ctx.Err() != nil:
 			return
 		case err != nil:
 			failures++
-			wait = backoff(failures, min(interval, time.Second)/2+time.Millisecond, maxBackoff)
+			wait = backoff(failures, min(wait, time.Second)/2+time.Millisecond, maxBackoff)
 			log.Warn().Err(err).Str("loop", name).Int("failures", failures).Dur("retry_in", wait).Msg("easyjob: loop step failed")
 		case failures > 0:
 			log.Info().Str("loop", name).Int("failures", failures).Msg("easyjob: loop recovered")

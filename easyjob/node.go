@@ -32,9 +32,9 @@ type node struct {
 	recoverPasses int // owned by the recover loop
 
 	live     atomic.Pointer[[]repository.Node] // last live view, sorted by id
-	liveGen  atomic.Int64                      // bumped when the live view's ids change
 	lastBeat atomic.Int64                      // unix nanos (local) when the last good heartbeat was sent
 	stopping atomic.Bool                       // shutdown began: claim nothing more, keep nothing
+	idle     atomic.Bool                       // the last loader pass found nothing due
 	bg       context.Context                   // lives until the final clean-up; for store writes
 	runBase  context.Context                   // parent of job contexts; values of Run's ctx, no cancel
 	wake     chan struct{}                     // pokes the loader
@@ -145,7 +145,7 @@ func (n *node) run(ctx context.Context) error {
 
 	work, stopWork := context.WithCancel(ctx)
 	defer stopWork()
-	workWG.Go(func() { loop(work, n.log, "loader", n.cfg.PollInterval, n.wake, n.load) })
+	workWG.Go(func() { loopEvery(work, n.log, "loader", n.loadEvery, n.wake, n.load) })
 	workWG.Go(func() { loop(work, n.log, "recover", n.cfg.RecoverInterval, nil, n.recoverOrphans) })
 	workWG.Go(func() { n.boss(work) })
 	if l, ok := n.store.(repository.Notifier); ok {
@@ -231,32 +231,17 @@ func orderedSpecs(specs map[string]*taskSpec) []*taskSpec {
 	return out
 }
 
-// setLive stores a new live view, bumping liveGen when its ids changed.
-func (n *node) setLive(live []repository.Node) {
-	old := n.liveView()
-	changed := len(old) != len(live)
-	for i := 0; !changed && i < len(live); i++ {
-		changed = old[i].ID != live[i].ID
-	}
-	n.live.Store(&live)
-	if changed {
-		n.liveGen.Add(1)
-	}
-}
+// setLive stores a new live view.
+func (n *node) setLive(live []repository.Node) { n.live.Store(&live) }
 
-// hold records claims won by this node and queues them. Stolen claims
-// remember the live view they were stolen under (see keepFor).
-func (n *node) hold(rows []repository.Task, stolen map[repository.TaskID]bool) {
-	gen := n.liveGen.Load() + 1
+// hold records claims won by this node and queues them.
+func (n *node) hold(rows []repository.Task) {
 	for _, t := range rows {
 		spec := n.specs[t.Name]
 		if spec == nil {
 			continue // cannot happen: we only ask for names we have
 		}
 		c := &claimed{task: t, spec: spec, index: -1, localAt: n.toLocal(t.NextStartTime)}
-		if stolen[t.ID] {
-			c.stolenGen = gen
-		}
 		n.mu.Lock()
 		n.held[t.ID] = c
 		n.mu.Unlock()

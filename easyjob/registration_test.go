@@ -57,8 +57,10 @@ func TestNodeWithoutFunctionNeverClaims(t *testing.T) {
 		mustRegister(t, s, "shared", "* * * * * *", l.job(nil))
 		mustRegister(t, s, "new-only", "* * * * * *", l.job(nil))
 	})
-	time.Sleep(5 * time.Second) // long enough for the steal threshold to pass many times
-	if l.count("new-only") < 3 {
+	time.Sleep(5 * time.Second) // long enough for the steal threshold to pass several times
+	// new-only is given to the old node half the time by id_hash; the new
+	// node steals it past the steal threshold, so it still fires.
+	if l.count("new-only") < 2 {
 		t.Fatalf("new-only ran %d times", l.count("new-only"))
 	}
 	for _, f := range l.snapshot() {

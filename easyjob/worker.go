@@ -67,7 +67,7 @@ func (n *node) finish(c *claimed, f repository.Finish) {
 		n.forget(c)
 		n.log.Error().Err(res.Err).Str("task", c.task.Name).Msg("easyjob: finish not written")
 	case res.Task.Status == repository.TaskDoing && res.Task.NodeID == n.self && !n.stopping.Load():
-		next := &claimed{task: res.Task, spec: c.spec, index: -1, localAt: n.toLocal(res.Task.NextStartTime), stolenGen: c.stolenGen}
+		next := &claimed{task: res.Task, spec: c.spec, index: -1, localAt: n.toLocal(res.Task.NextStartTime)}
 		n.mu.Lock()
 		kept := n.held[c.task.ID] == c
 		if kept {
@@ -89,19 +89,14 @@ func (n *node) finish(c *claimed, f repository.Finish) {
 
 // keepFor decides whether the finish keeps the claim for the next fire:
 // only when it falls in the fetch window and the strategy still gives the
-// task to this node on the current live set (or the task was stolen under
-// this very live set: its rightful node still cannot run it).
+// task to this node on the current live set. While stopping, it keeps the
+// claim only to release it at once with a notification (see finish), so
+// peers take the next fire without waiting for a poll.
 func (n *node) keepFor(c *claimed, next time.Time) bool {
-	if n.stopping.Load() || n.suspect() || next.IsZero() {
+	if n.suspect() || next.IsZero() || next.Sub(n.dbNow()) > n.cfg.FetchWindow {
 		return false
 	}
-	if next.Sub(n.dbNow()) > n.cfg.FetchWindow {
-		return false
-	}
-	if c.stolenGen != 0 && c.stolenGen == n.liveGen.Load()+1 {
-		return true
-	}
-	return n.strat.Accept(n.liveView(), c.task, n.self)
+	return n.stopping.Load() || n.strat.Accept(n.liveView(), c.task, n.self)
 }
 
 // call runs the job with its deadline and metadata; panics become failures.
