@@ -163,6 +163,9 @@ func (c Config) validate() error {
 	case c.ShutdownGrace <= 0:
 		return bad("ShutdownGrace", c.ShutdownGrace)
 	}
+	if c.HistoryMaxAge < 0 || c.HistoryMaxRows < 0 {
+		return fmt.Errorf("%w: HistoryMaxAge (%v) and HistoryMaxRows (%d) must not be negative", ErrInvalidConfig, c.HistoryMaxAge, c.HistoryMaxRows)
+	}
 	if c.DeadAfter <= c.LiveAfter {
 		return fmt.Errorf("%w: DeadAfter (%v) must exceed LiveAfter (%v)", ErrInvalidConfig, c.DeadAfter, c.LiveAfter)
 	}

@@ -143,12 +143,13 @@ func TestSilentNodeIsFenced(t *testing.T) {
 	for range 3 {
 		tn := start(t, Config{Store: store, Group: group, Strategy: "id_hash"}, reg)
 		id := int64(tn.n.self)
-		tn.n.hooks.beforeHeartbeat = func(context.Context) error {
+		hold := func(context.Context) error {
 			if silent.Load() == id {
 				return errors.New("test: heartbeat held back")
 			}
 			return nil
 		}
+		tn.hooks.beforeHeartbeat.Store(&hold)
 		nodes = append(nodes, tn)
 	}
 	<-running
@@ -186,7 +187,7 @@ func TestSilentNodeIsFenced(t *testing.T) {
 	}
 	silent.Store(0)
 	resumed := time.Now()
-	time.Sleep(4 * time.Second) // the node comes back and shares the work again
+	time.Sleep(5 * time.Second) // the node comes back and shares the work again
 	assertEachSecondOnce(t, &l, names(20), began, time.Now().Add(-2*time.Second))
 	back := false
 	for _, f := range l.snapshot() {

@@ -15,9 +15,11 @@ const reconcileEvery = 5
 // heartbeat writes the node row, measures the clock offset and refreshes
 // the live view. It is one step of the heartbeat loop.
 func (n *node) heartbeat(ctx context.Context) error {
-	if n.hooks != nil && n.hooks.beforeHeartbeat != nil {
-		if err := n.hooks.beforeHeartbeat(ctx); err != nil {
-			return err
+	if n.hooks != nil {
+		if hook := n.hooks.beforeHeartbeat.Load(); hook != nil {
+			if err := (*hook)(ctx); err != nil {
+				return err
+			}
 		}
 	}
 	sent := time.Now()

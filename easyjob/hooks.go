@@ -9,7 +9,7 @@ import (
 // crash. Nil in production.
 type testHooks struct {
 	// beforeHeartbeat runs before each heartbeat; an error skips the beat.
-	beforeHeartbeat func(ctx context.Context) error
+	beforeHeartbeat atomic.Pointer[func(ctx context.Context) error]
 	// crashed makes Run's exit skip every clean-up step.
 	crashed atomic.Bool
 	// onNode is called with the node once it is registered.

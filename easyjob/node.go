@@ -147,6 +147,7 @@ func (n *node) run(ctx context.Context) error {
 	defer stopWork()
 	workWG.Go(func() { loopEvery(work, n.log, "loader", n.loadEvery, n.wake, n.load) })
 	workWG.Go(func() { loop(work, n.log, "recover", n.cfg.RecoverInterval, nil, n.recoverOrphans) })
+	workWG.Go(func() { loop(work, n.log, "housekeep", housekeepInterval, nil, n.housekeep) })
 	workWG.Go(func() { n.boss(work) })
 	if l, ok := n.store.(repository.Notifier); ok {
 		workWG.Go(func() { n.listen(work, l) })
