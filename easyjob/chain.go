@@ -23,25 +23,26 @@ func (n *node) runChildren(ctx context.Context, spec *taskSpec, scheduled time.T
 // runChild claims one child with a version check, records its execution
 // under the parent's, runs it and its subtree, then finishes it.
 func (n *node) runChild(ctx context.Context, ch *taskSpec, scheduled time.Time, parentExec int64) {
-	row, ok := n.claimChild(ctx, ch)
+	now := n.dbNow()
+	if cached := n.child(ch.name); cached.ID != 0 && cached.Cron != "" && cached.NextStartTime.After(now) {
+		return // its own cron has not come due: no need to claim it
+	}
+	c, ok := n.claimChild(ctx, ch)
 	if !ok {
 		return
 	}
-	now := n.dbNow()
+	row := c.task
 	sched := n.scheduleFor(row, ch)
 	if !sched.empty() {
 		// A child with its own cron runs only when that cron came due.
 		if row.NextStartTime.After(now) {
+			n.forget(c)
 			n.releaseRows(n.bg, []repository.Task{row}, "child not due")
 			n.setChild(row.Name, repository.Task{}) // version moved: re-read next time
 			return
 		}
 		scheduled = row.NextStartTime
 	}
-	c := &claimed{task: row, spec: ch, index: -1, state: stateRunning}
-	n.mu.Lock()
-	n.held[row.ID] = c
-	n.mu.Unlock()
 	exec, err := n.store.StartExecution(ctx, row.Claim(), repository.Execution{
 		ParentExecutionID: parentExec, ScheduledAt: scheduled, Attempt: 1,
 	})
@@ -76,15 +77,16 @@ func (n *node) runChild(ctx context.Context, ch *taskSpec, scheduled time.Time, 
 }
 
 // claimChild claims the child row, using the last known version first and
-// re-reading the row once when that is stale.
-func (n *node) claimChild(ctx context.Context, ch *taskSpec) (repository.Task, bool) {
+// re-reading the row once when that is stale. The claim is held (in the
+// held map) before reconcile may look at it.
+func (n *node) claimChild(ctx context.Context, ch *taskSpec) (*claimed, bool) {
 	for attempt := 0; attempt < 2; attempt++ {
 		row := n.child(ch.name)
 		if row.ID == 0 || attempt > 0 {
 			var err error
 			if row, err = n.store.Task(ctx, n.cfg.Group, ch.name); err != nil {
 				n.log.Warn().Err(err).Str("task", ch.name).Msg("easyjob: could not read child task")
-				return repository.Task{}, false
+				return nil, false
 			}
 		}
 		if row.Status != repository.TaskPending {
@@ -94,19 +96,30 @@ func (n *node) claimChild(ctx context.Context, ch *taskSpec) (repository.Task, b
 			}
 			continue
 		}
-		n.claimMu.RLock()
-		won, err := n.store.Claim(ctx, n.self, []repository.TaskRef{row.Ref()})
-		n.claimMu.RUnlock()
-		if err != nil {
+		if c, ok, err := n.claimOne(ctx, ch, row); err != nil {
 			n.log.Warn().Err(err).Str("task", ch.name).Msg("easyjob: could not claim child")
-			return repository.Task{}, false
-		}
-		if len(won) == 1 {
-			return won[0], true
+			return nil, false
+		} else if ok {
+			return c, true
 		}
 		n.setChild(ch.name, repository.Task{})
 	}
-	return repository.Task{}, false
+	return nil, false
+}
+
+// claimOne claims one child row and holds it as running under the claim lock.
+func (n *node) claimOne(ctx context.Context, ch *taskSpec, row repository.Task) (*claimed, bool, error) {
+	n.claimMu.RLock()
+	defer n.claimMu.RUnlock()
+	won, err := n.store.Claim(ctx, n.self, []repository.TaskRef{row.Ref()})
+	if err != nil || len(won) == 0 {
+		return nil, false, err
+	}
+	c := &claimed{task: won[0], spec: ch, index: -1, state: stateRunning}
+	n.mu.Lock()
+	n.held[c.task.ID] = c
+	n.mu.Unlock()
+	return c, true, nil
 }
 
 func (n *node) child(name string) repository.Task {

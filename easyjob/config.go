@@ -54,7 +54,10 @@ type Config struct {
 	StealAfter time.Duration
 	// Workers bounds concurrently running jobs. Default 10.
 	Workers int
-	// MaxClaims bounds claims held (queued or running). Default 100 × Workers.
+	// MaxClaims bounds claims held (queued or running). Default 1000 ×
+	// Workers: a claim costs a few hundred bytes, and a node with more due
+	// fires than workers gives the ones it cannot start back to peers
+	// (StartDeadline).
 	MaxClaims int
 	// StartDeadline: a claimed fire that found no free worker for this long
 	// is released so a peer can run it. Default 1s.
@@ -117,7 +120,7 @@ func (c Config) withDefaults() Config {
 		c.Workers = 10
 	}
 	if c.MaxClaims == 0 {
-		c.MaxClaims = 100 * c.Workers
+		c.MaxClaims = 1000 * c.Workers
 	}
 	if c.StartDeadline == 0 {
 		c.StartDeadline = time.Second

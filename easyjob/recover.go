@@ -2,7 +2,6 @@ package easyjob
 
 import (
 	"context"
-	"errors"
 
 	"github.com/easyjob-go/easyjob/repository"
 )
@@ -34,7 +33,7 @@ func (n *node) recoverOrphans(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	recovered := 0
+	var rs []repository.Recovery
 	for _, o := range orphans {
 		if responsible(live, o.DeadNode) != n.self {
 			continue
@@ -45,14 +44,22 @@ func (n *node) recoverOrphans(ctx context.Context) error {
 				r.Next = next
 			}
 		}
-		switch err := n.store.Recover(ctx, r); {
-		case errors.Is(err, repository.ErrClaimLost):
-			continue // a peer acted first, or the owner came back
-		case err != nil:
-			return err
+		rs = append(rs, r)
+	}
+	if len(rs) == 0 {
+		return nil
+	}
+	// One statement for all: a dead node may have held hundreds of tasks.
+	errs, err := n.store.RecoverAll(ctx, rs)
+	if err != nil {
+		return err
+	}
+	recovered := 0
+	for i, e := range errs {
+		if e == nil { // ErrClaimLost: a peer acted first, or the owner came back
+			recovered++
+			n.log.Warn().Int64("task", int64(rs[i].Ref.ID)).Int64("dead_node", int64(rs[i].DeadNode)).Msg("easyjob: recovered task of a dead node")
 		}
-		recovered++
-		n.log.Warn().Str("task", o.Task.Name).Int64("dead_node", int64(o.DeadNode)).Msg("easyjob: recovered task of a dead node")
 	}
 	if recovered > 0 {
 		n.poke()

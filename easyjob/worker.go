@@ -56,6 +56,11 @@ func (n *node) execute(ctx context.Context, c *claimed) {
 // finish writes f through the completer and requeues the task when the
 // claim was kept.
 func (n *node) finish(c *claimed, f repository.Finish) {
+	// A kept claim is renewed at version+1 by this write: reconcile must not
+	// compare the row with the held map between the write and the update of
+	// the map below, or it would release a claim this node still holds.
+	n.claimMu.RLock()
+	defer n.claimMu.RUnlock()
 	res := n.completer.finish(n.bg, f)
 	n.counts.Add(1)
 	switch {

@@ -169,6 +169,10 @@ type RecoveryStore interface {
 	// dead node's running executions of it abandoned; ErrClaimLost when the
 	// version moved (another peer acted first).
 	Recover(ctx context.Context, r Recovery) error
+	// RecoverAll is Recover for many orphans in one statement, so the
+	// failover of a node holding hundreds of tasks costs one round trip.
+	// errs[i] is nil or wraps ErrClaimLost for rs[i].
+	RecoverAll(ctx context.Context, rs []Recovery) (errs []error, err error)
 }
 
 // ControlStore holds the operator actions; each is version-safe against a

@@ -36,28 +36,44 @@ func (s *Store) Orphans(ctx context.Context, group string, deadAfter time.Durati
 // Recover resets an orphan to pending if it is still doing at r.Ref.Version
 // for r.DeadNode, and marks that node's running executions of it abandoned.
 func (s *Store) Recover(ctx context.Context, r repository.Recovery) error {
-	if err := s.begin(ctx); err != nil {
+	errs, err := s.RecoverAll(ctx, []repository.Recovery{r})
+	if err != nil {
 		return err
+	}
+	return errs[0]
+}
+
+// RecoverAll recovers each orphan under one lock, as one statement would.
+func (s *Store) RecoverAll(ctx context.Context, rs []repository.Recovery) ([]error, error) {
+	if len(rs) == 0 {
+		return nil, nil
+	}
+	if err := s.begin(ctx); err != nil {
+		return nil, err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	t := s.fenced(repository.Claim{ID: r.Ref.ID, Version: r.Ref.Version, NodeID: r.DeadNode})
-	if t == nil {
-		return fmt.Errorf("easyjob: recover task %d at version %d from node %d: %w",
-			r.Ref.ID, r.Ref.Version, r.DeadNode, repository.ErrClaimLost)
-	}
 	now := s.now()
-	t.Status, t.NodeID, t.UpdatedAt = repository.TaskPending, 0, now
-	t.Version++
-	if !r.Next.IsZero() {
-		t.NextStartTime = norm(r.Next)
-	}
-	for _, xid := range s.execsByTask[t.ID] {
-		if x := s.execs[xid]; x.NodeID == r.DeadNode && x.Status == repository.ExecRunning {
-			x.Status, x.FinishedAt = repository.ExecAbandoned, now
-			x.Error = fmt.Sprintf("node %d died", r.DeadNode)
+	errs := make([]error, len(rs))
+	for i, r := range rs {
+		t := s.fenced(repository.Claim{ID: r.Ref.ID, Version: r.Ref.Version, NodeID: r.DeadNode})
+		if t == nil {
+			errs[i] = fmt.Errorf("easyjob: recover task %d at version %d from node %d: %w",
+				r.Ref.ID, r.Ref.Version, r.DeadNode, repository.ErrClaimLost)
+			continue
 		}
+		t.Status, t.NodeID, t.UpdatedAt = repository.TaskPending, 0, now
+		t.Version++
+		if !r.Next.IsZero() {
+			t.NextStartTime = norm(r.Next)
+		}
+		for _, xid := range s.execsByTask[t.ID] {
+			if x := s.execs[xid]; x.NodeID == r.DeadNode && x.Status == repository.ExecRunning {
+				x.Status, x.FinishedAt = repository.ExecAbandoned, now
+				x.Error = fmt.Sprintf("node %d died", r.DeadNode)
+			}
+		}
+		s.notifyLocked(t.Group)
 	}
-	s.notifyLocked(t.Group)
-	return nil
+	return errs, nil
 }

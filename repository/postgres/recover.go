@@ -28,40 +28,82 @@ ORDER BY t.id`
 	return out, nil
 }
 
-// Recover resets one orphan in one statement: the version-checked reset of
-// the task, the abandonment of the dead node's running executions of it
-// (x reads u, so only if the reset happened) and the group's wake-up.
+// Recover resets one orphan; see RecoverAll.
+func (s *Store) Recover(ctx context.Context, r repository.Recovery) error {
+	errs, err := s.RecoverAll(ctx, []repository.Recovery{r})
+	if err != nil {
+		return err
+	}
+	return errs[0]
+}
+
+// recoverSQL resets a batch of orphans in one statement: the
+// version-checked reset of each task (rows locked in id order, like every
+// batch write), the abandonment of the dead node's running executions of
+// the tasks reset (x reads u), one wake-up of the group, and per request
+// whether it applied.
 //
 // A StartExecution of the same claim racing this statement (a zombie node
 // resuming at that instant) may insert an execution this statement's
 // snapshot cannot see; it stays running until the zombie's finish, which
 // is fenced, closes it as fenced (TestStartExecutionRacingRecover).
-func (s *Store) Recover(ctx context.Context, r repository.Recovery) error {
-	q := `WITH u AS (
+const recoverSQL = `WITH v(ord, id, version, node_id, next, err) AS (
+  VALUES %s
+),
+l AS (
+  SELECT c.id FROM easyjob_tasks c JOIN v ON c.id = v.id
+  WHERE c.version = v.version AND c.node_id = v.node_id AND c.status = 'doing'
+  ORDER BY c.id FOR UPDATE OF c
+),
+u AS (
   UPDATE easyjob_tasks t
   SET status = 'pending', node_id = NULL, version = t.version + 1, updated_at = now(),
-      next_start_time = coalesce(?::timestamptz, t.next_start_time)
-  WHERE t.id = ?::bigint AND t.version = ?::bigint AND t.node_id = ?::bigint AND t.status = 'doing'
-  RETURNING t.id, t.group_name
+      next_start_time = coalesce(v.next, t.next_start_time)
+  FROM v JOIN l ON l.id = v.id
+  WHERE t.id = v.id AND t.version = v.version AND t.node_id = v.node_id AND t.status = 'doing'
+  RETURNING v.ord, t.id, t.group_name, v.node_id AS dead, v.err
 ),
 x AS (
   UPDATE easyjob_executions e
-  SET status = 'abandoned', finished_at = now(), error = ?::text
+  SET status = 'abandoned', finished_at = now(), error = u.err
   FROM u
-  WHERE e.task_id = u.id AND e.node_id = ?::bigint AND e.status = 'running'
+  WHERE e.task_id = u.id AND e.node_id = u.dead AND e.status = 'running'
   RETURNING e.id
 ),
-n AS (SELECT pg_notify('` + notifyChannel + `', u.group_name) FROM u)
-SELECT (SELECT count(*) FROM u), (SELECT count(*) FROM n)`
-	var reset, notified int
-	err := s.db.QueryRowContext(ctx, q,
-		nullTime(r.Next), int64(r.Ref.ID), r.Ref.Version, int64(r.DeadNode),
-		fmt.Sprintf("node %d died", r.DeadNode), int64(r.DeadNode)).Scan(&reset, &notified)
+n AS (SELECT pg_notify('` + notifyChannel + `', g.name) FROM (SELECT DISTINCT group_name AS name FROM u) g)
+SELECT v.ord, u.ord IS NOT NULL, (SELECT count(*) FROM n) FROM v LEFT JOIN u ON u.ord = v.ord ORDER BY v.ord`
+
+// RecoverAll resets many orphans in one statement.
+func (s *Store) RecoverAll(ctx context.Context, rs []repository.Recovery) ([]error, error) {
+	if len(rs) == 0 {
+		return nil, nil
+	}
+	rows := make([]string, len(rs))
+	args := make([]any, 0, 6*len(rs))
+	for i, r := range rs {
+		rows[i] = "(?::int, ?::bigint, ?::bigint, ?::bigint, ?::timestamptz, ?::text)"
+		args = append(args, i, int64(r.Ref.ID), r.Ref.Version, int64(r.DeadNode), nullTime(r.Next),
+			fmt.Sprintf("node %d died", r.DeadNode))
+	}
+	res, err := s.db.QueryContext(ctx, fmt.Sprintf(recoverSQL, join(rows)), args...)
 	if err != nil {
-		return fmt.Errorf("easyjob/postgres: recover task %d: %w", r.Ref.ID, err)
+		return nil, fmt.Errorf("easyjob/postgres: recover %d tasks: %w", len(rs), err)
 	}
-	if reset == 0 {
-		return claimLost(repository.Claim{ID: r.Ref.ID, Version: r.Ref.Version, NodeID: r.DeadNode})
+	defer res.Close()
+	errs := make([]error, len(rs))
+	for res.Next() {
+		var ord, notified int
+		var applied bool
+		if err := res.Scan(&ord, &applied, &notified); err != nil {
+			return nil, fmt.Errorf("easyjob/postgres: recover: %w", err)
+		}
+		if !applied {
+			r := rs[ord]
+			errs[ord] = claimLost(repository.Claim{ID: r.Ref.ID, Version: r.Ref.Version, NodeID: r.DeadNode})
+		}
 	}
-	return nil
+	if err := res.Err(); err != nil {
+		return nil, fmt.Errorf("easyjob/postgres: recover: %w", err)
+	}
+	return errs, nil
 }

@@ -13,6 +13,43 @@ var recoveryCases = []testCase{
 	{"Recover", testRecover},
 	{"RecoverNext", testRecoverNext},
 	{"RecoverRace", testRecoverRace},
+	{"RecoverAll", testRecoverAll},
+}
+
+// RecoverAll: one batch, each orphan with its own version check, results
+// in order; the dead node's running executions of the reset tasks only are
+// abandoned.
+func testRecoverAll(e *env) {
+	if errs, err := e.s.RecoverAll(e.ctx, nil); err != nil || errs != nil {
+		e.t.Errorf("RecoverAll(nil) = %v, %v; want nil, nil", errs, err)
+	}
+	dead, peer := e.node("dead"), e.node("peer")
+	a, b, c := e.claimed("a", dead.ID), e.claimed("b", dead.ID), e.claimed("c", peer.ID)
+	runA, runB := e.start(a), e.start(b)
+	errs, err := e.s.RecoverAll(e.ctx, []repository.Recovery{
+		{Ref: a.Ref(), DeadNode: dead.ID},
+		{Ref: repository.TaskRef{ID: b.ID, Version: b.Version - 1}, DeadNode: dead.ID}, // stale
+		{Ref: c.Ref(), DeadNode: dead.ID},                                              // not the dead node's
+	})
+	if err != nil || len(errs) != 3 {
+		e.t.Fatalf("RecoverAll = %v, %v", errs, err)
+	}
+	if errs[0] != nil {
+		e.t.Errorf("recovery of a: %v", errs[0])
+	}
+	e.wantErr("stale recovery of b", errs[1], repository.ErrClaimLost, "")
+	e.wantErr("recovery of c from the wrong node", errs[2], repository.ErrClaimLost, "")
+	if got := e.task("a"); got.Status != repository.TaskPending || got.NodeID != 0 || got.Version != a.Version+1 {
+		e.t.Errorf("a after RecoverAll = %+v", got)
+	}
+	e.sameTask("b untouched", e.task("b"), b)
+	e.sameTask("c untouched", e.task("c"), c)
+	if x := e.exec("a", runA.ID); x.Status != repository.ExecAbandoned {
+		e.t.Errorf("a's run = %s, want abandoned", x.Status)
+	}
+	if x := e.exec("b", runB.ID); x.Status != repository.ExecRunning {
+		e.t.Errorf("b's run = %s, want still running", x.Status)
+	}
 }
 
 // Orphans are doing tasks of nodes whose row is gone or silent; tasks of

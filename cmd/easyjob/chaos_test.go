@@ -1,0 +1,59 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// TestChaos builds the binary and runs a ~60 s chaos with 3 node processes
+// on the PostgreSQL of EASYJOB_DSN (or EASYJOB_TEST_DSN, else the local
+// default). It runs only when EASYJOB_CHAOS=1 (about 70 s in all):
+//
+//	EASYJOB_CHAOS=1 go test -run TestChaos -v -timeout 5m ./cmd/easyjob
+func TestChaos(t *testing.T) {
+	if os.Getenv("EASYJOB_CHAOS") != "1" {
+		t.Skip("set EASYJOB_CHAOS=1 to run the 60 s chaos test")
+	}
+	dsn := os.Getenv("EASYJOB_DSN")
+	if dsn == "" {
+		dsn = os.Getenv("EASYJOB_TEST_DSN")
+	}
+	if dsn == "" {
+		dsn = defaultDSN
+	}
+	bin := filepath.Join(t.TempDir(), "easyjob")
+	build := exec.Command("go", "build", "-o", bin, ".")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, "chaos", "--dsn", dsn, "--procs", "3", "--tasks", "100",
+		"--duration", "60s", "--quiet", "--json")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	var res chaosResult
+	if jerr := json.Unmarshal(stdout.Bytes(), &res); jerr != nil {
+		t.Fatalf("chaos: %v; output not JSON (%v):\n%s\nstderr:\n%s", err, jerr, stdout.String(), stderr.String())
+	}
+	t.Logf("fires %d, faults %d, failover %+v, duplicates %d (allowed %d), lost %d, fenced %d",
+		res.Fires, len(res.Faults), res.AllFailover, res.Duplicates, res.AllowedReruns, res.Lost, res.FencedFinishes)
+	var exit *exec.ExitError
+	if err != nil && !errors.As(err, &exit) {
+		t.Fatalf("chaos did not run: %v\n%s", err, stderr.String())
+	}
+	if res.Failed || err != nil {
+		t.Fatalf("chaos failed (%v): %v\n%s\nstderr:\n%s", err, res.FailureReasons, stdout.String(), stderr.String())
+	}
+	if res.Fires == 0 || len(res.Faults) < 3 {
+		t.Fatalf("chaos ran too little: %d fires, %d faults", res.Fires, len(res.Faults))
+	}
+}
