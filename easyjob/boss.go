@@ -59,7 +59,10 @@ func (n *node) dispatch(ctx context.Context, c *claimed) {
 		n.release(ctx, []*claimed{c}, "node stopping or silent")
 		return
 	}
-	c.plan = planFire(n.scheduleFor(c.task, c.spec), c.spec.opts, c.task.NextStartTime, n.dbNow())
+	// Only the cheap part here: the boss fires every due claim in a row.
+	// The worker computes the next fire (planFire) with this same now.
+	c.foundAt = n.dbNow()
+	c.misfire = misfireFor(c.spec.opts, c.task.NextStartTime, c.foundAt)
 	c.startDone = make(chan struct{})
 	n.starter.enqueue(c)
 	n.pool.submit(c)

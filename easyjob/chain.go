@@ -64,7 +64,7 @@ func (n *node) runChild(ctx context.Context, ch *taskSpec, scheduled time.Time, 
 		Next: next, NextAttempt: 1, Cron: row.Cron,
 	})
 	n.forget(c)
-	n.counts.Add(1)
+	n.counts.add(time.Now())
 	if res.Err != nil {
 		if errors.Is(res.Err, repository.ErrClaimLost) {
 			n.stats.fenced.Add(1)

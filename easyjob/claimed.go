@@ -20,7 +20,8 @@ type claimed struct {
 	waitFrom time.Time          // when it started waiting for a worker
 	cancel   context.CancelFunc // set while running
 
-	plan      firePlan      // set by dispatch
+	foundAt   time.Time                // database time the boss fired it
+	misfire   repository.MisfirePolicy // set by the boss; "" on time
 	startDone chan struct{} // closed by the starter once exec/startErr are set
 	exec      repository.Execution
 	startErr  error

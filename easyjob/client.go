@@ -121,7 +121,7 @@ type NodeInfo struct {
 	ID     int64  `json:"id"`
 	Name   string `json:"name"`
 	Weight int    `json:"weight"`
-	Counts int64  `json:"counts"` // executions finished
+	Counts int64  `json:"counts"` // executions finished in the last minute
 	// Live: heartbeated within LiveAfter; it takes part in claiming.
 	Live bool `json:"live"`
 	// Dead: silent longer than DeadAfter; its tasks are being recovered.

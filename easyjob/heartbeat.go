@@ -6,11 +6,12 @@ import (
 	"time"
 
 	"github.com/easyjob-go/easyjob/repository"
+	"github.com/easyjob-go/easyjob/strategy"
 )
 
 // reconcileEvery: every this many heartbeats the node compares the doing
 // rows it owns in the database with the claims it holds in memory.
-const reconcileEvery = 5
+const reconcileEvery = 10
 
 // heartbeat writes the node row, measures the clock offset and refreshes
 // the live view. It is one step of the heartbeat loop.
@@ -25,7 +26,7 @@ func (n *node) heartbeat(ctx context.Context) error {
 	sent := time.Now()
 	row, err := n.store.Heartbeat(ctx, repository.Node{
 		ID: n.self, Group: n.cfg.Group, Name: n.cfg.NodeName,
-		Weight: n.cfg.Weight, Counts: n.counts.Load(), Leaving: n.stopping.Load(),
+		Weight: n.cfg.Weight, Counts: n.counts.sum(time.Now()), Leaving: n.stopping.Load(),
 	})
 	if err != nil {
 		return err
@@ -39,8 +40,10 @@ func (n *node) heartbeat(ctx context.Context) error {
 	beat := n.beats.Add(1)
 	// The live view only steers strategies (recovery reads its own), so it
 	// is refreshed every other beat: well inside LiveAfter, and an idle
-	// node stays under 3 queries per second.
-	if beat%2 == 1 || len(n.liveView()) == 0 {
+	// node stays under 3 queries per second. least_count reads the peers'
+	// counts from it, which change every second while tasks fire.
+	busyLeast := n.cfg.Strategy == strategy.NameLeastCount && !n.idle.Load()
+	if beat%2 == 1 || busyLeast || len(n.liveView()) == 0 {
 		live, err := n.store.LiveNodes(ctx, n.cfg.Group, n.cfg.LiveAfter)
 		if err != nil {
 			return err

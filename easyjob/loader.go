@@ -58,12 +58,13 @@ func (n *node) load(ctx context.Context) error {
 // views or a node lacking the function cannot starve a task. rejected
 // reports due tasks left for others.
 func (n *node) pick(live []repository.Node, due repository.Due, room int) (refs []repository.TaskRef, rejected bool) {
+	view := n.strategyView(live)
 	for _, t := range due.Tasks {
 		if len(refs) == room {
 			break
 		}
 		switch {
-		case n.strat.Accept(live, t, n.self):
+		case n.strat.Accept(view, t, n.self):
 			refs = append(refs, t.Ref())
 		case due.Now.Sub(t.NextStartTime) >= n.cfg.StealAfter && containsNode(live, n.self):
 			refs = append(refs, t.Ref())

@@ -18,17 +18,9 @@ type firePlan struct {
 // found at database time now. On time, the next fire follows the
 // scheduled one (a run that overruns delays, never doubles, the next fire).
 func planFire(s schedule, o repository.TaskOptions, scheduled, now time.Time) firePlan {
-	p := firePlan{run: true}
-	threshold := o.MisfireThreshold
-	if threshold <= 0 {
-		threshold = defaultMisfireThreshold
-	}
+	p := firePlan{run: true, misfire: misfireFor(o, scheduled, now)}
 	from := scheduled
-	if now.Sub(scheduled) > threshold {
-		p.misfire = o.Misfire
-		if p.misfire == "" {
-			p.misfire = repository.MisfireFireOnceNow
-		}
+	if p.misfire != "" {
 		switch p.misfire {
 		case repository.MisfireSkip:
 			p.run = false
@@ -76,4 +68,21 @@ func catchUpNext(s schedule, scheduled, now time.Time, maxFires int) (time.Time,
 		t = p.Add(-time.Nanosecond)
 	}
 	return oldest, found
+}
+
+// misfireFor returns the misfire policy that applies to a fire scheduled
+// at `scheduled` and found at now, or "" when the fire is on time. It is
+// cheap: the boss calls it for every due fire.
+func misfireFor(o repository.TaskOptions, scheduled, now time.Time) repository.MisfirePolicy {
+	threshold := o.MisfireThreshold
+	if threshold <= 0 {
+		threshold = defaultMisfireThreshold
+	}
+	if now.Sub(scheduled) <= threshold {
+		return ""
+	}
+	if o.Misfire == "" {
+		return repository.MisfireFireOnceNow
+	}
+	return o.Misfire
 }

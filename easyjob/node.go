@@ -26,7 +26,7 @@ type node struct {
 
 	self   repository.NodeID
 	offset clockOffset
-	counts atomic.Int64 // executions finished, for least_count
+	counts recentCounter // executions finished in the last minute, for least_count
 	beats  atomic.Int64
 
 	recoverPasses int // owned by the recover loop
@@ -114,6 +114,22 @@ func (n *node) suspect() bool {
 		return false
 	}
 	return time.Since(time.Unix(0, last)) > n.cfg.DeadAfter-n.cfg.HeartbeatInterval/2
+}
+
+// strategyView returns the live view with this node's own counts taken
+// fresh from memory: peers' counts are a heartbeat old, but a node's own
+// need not be, and a stale own count makes least_count overshoot.
+func (n *node) strategyView(live []repository.Node) []repository.Node {
+	if n.cfg.Strategy != strategy.NameLeastCount {
+		return live
+	}
+	out := append([]repository.Node(nil), live...)
+	for i := range out {
+		if out[i].ID == n.self {
+			out[i].Counts = n.counts.sum(time.Now())
+		}
+	}
+	return out
 }
 
 // liveView returns the last live node set seen.

@@ -63,7 +63,7 @@ func (s *starter) start(ctx context.Context, batch []*claimed) {
 	reqs := make([]repository.ExecStart, len(batch))
 	for i, c := range batch {
 		reqs[i] = repository.ExecStart{Claim: c.task.Claim(), Execution: repository.Execution{
-			ScheduledAt: c.task.NextStartTime, Attempt: max(c.task.Attempt, 1), Misfire: c.plan.misfire,
+			ScheduledAt: c.task.NextStartTime, Attempt: max(c.task.Attempt, 1), Misfire: c.misfire,
 		}}
 	}
 	// A failed statement (the database away) is retried until it answers:

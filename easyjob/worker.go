@@ -16,8 +16,9 @@ const maxRetryBackoff = 10 * time.Minute
 // its children, free the worker slot, then finish with one fenced write
 // that may keep the claim for the next fire.
 func (n *node) execute(ctx context.Context, c *claimed) {
+	plan := planFire(n.scheduleFor(c.task, c.spec), c.spec.opts, c.task.NextStartTime, c.foundAt)
 	status, runErr := repository.ExecSkipped, error(nil)
-	if c.plan.run && !n.startFailed(c) {
+	if plan.run && !n.startFailed(c) {
 		n.stats.fired.Add(1)
 		status, runErr = n.call(ctx, c.spec, c.task, c.task.NextStartTime, c.task.Claim())
 	}
@@ -41,14 +42,14 @@ func (n *node) execute(ctx context.Context, c *claimed) {
 
 	f := repository.Finish{
 		Claim: c.task.Claim(), ExecutionID: c.exec.ID, Status: status, Error: errText(runErr),
-		Next: c.plan.next, NextAttempt: 1, Done: c.plan.done, Cron: c.task.Cron,
+		Next: plan.next, NextAttempt: 1, Done: plan.done, Cron: c.task.Cron,
 	}
 	if status != repository.ExecSucceeded && status != repository.ExecSkipped && c.task.Attempt <= c.spec.opts.MaxRetries {
 		// A retry is a pending fire any node may claim, so the claim is not kept.
 		f.Next = n.dbNow().Add(backoff(max(c.task.Attempt, 1), c.spec.opts.RetryBackoff, maxRetryBackoff))
 		f.NextAttempt, f.Done = max(c.task.Attempt, 1)+1, false
 	} else {
-		f.Keep = n.keepFor(c, f.Next)
+		f.Keep = n.keepFor(f.Next)
 	}
 	n.finish(c, f)
 }
@@ -62,7 +63,7 @@ func (n *node) finish(c *claimed, f repository.Finish) {
 	n.claimMu.RLock()
 	defer n.claimMu.RUnlock()
 	res := n.completer.finish(n.bg, f)
-	n.counts.Add(1)
+	n.counts.add(time.Now())
 	switch {
 	case errors.Is(res.Err, repository.ErrClaimLost):
 		n.stats.fenced.Add(1)
@@ -71,37 +72,35 @@ func (n *node) finish(c *claimed, f repository.Finish) {
 	case res.Err != nil:
 		n.forget(c)
 		n.log.Error().Err(res.Err).Str("task", c.task.Name).Msg("easyjob: finish not written")
-	case res.Task.Status == repository.TaskDoing && res.Task.NodeID == n.self && !n.stopping.Load():
+	case res.Task.Status == repository.TaskDoing && res.Task.NodeID == n.self:
 		next := &claimed{task: res.Task, spec: c.spec, index: -1, localAt: n.toLocal(res.Task.NextStartTime)}
 		n.mu.Lock()
-		kept := n.held[c.task.ID] == c
-		if kept {
+		held := n.held[c.task.ID] == c
+		mine := held && !n.stopping.Load() && n.strat.Accept(n.strategyView(n.liveView()), res.Task, n.self)
+		switch {
+		case mine:
 			n.held[c.task.ID] = next
+		case held:
+			delete(n.held, c.task.ID)
 		}
 		n.mu.Unlock()
-		if kept {
+		if mine {
 			n.queue.push(next)
 		} else {
-			n.release(n.bg, []*claimed{next}, "claim dropped while finishing")
+			n.releaseRows(n.bg, []repository.Task{res.Task}, "no longer this node's")
 		}
-	case res.Task.Status == repository.TaskDoing && res.Task.NodeID == n.self:
-		n.forget(c)
-		n.releaseRows(n.bg, []repository.Task{res.Task}, "node stopping")
 	default:
 		n.forget(c)
 	}
 }
 
 // keepFor decides whether the finish keeps the claim for the next fire:
-// only when it falls in the fetch window and the strategy still gives the
-// task to this node on the current live set. While stopping, it keeps the
-// claim only to release it at once with a notification (see finish), so
-// peers take the next fire without waiting for a poll.
-func (n *node) keepFor(c *claimed, next time.Time) bool {
-	if n.suspect() || next.IsZero() || next.Sub(n.dbNow()) > n.cfg.FetchWindow {
-		return false
-	}
-	return n.stopping.Load() || n.strat.Accept(n.liveView(), c.task, n.self)
+// whenever that fire falls in the fetch window. The finish then requeues
+// it if the strategy still gives the task to this node on the current live
+// set, and otherwise releases it at once with a notification (see finish),
+// so the new owner claims it without waiting for a poll.
+func (n *node) keepFor(next time.Time) bool {
+	return !n.suspect() && !next.IsZero() && next.Sub(n.dbNow()) <= n.cfg.FetchWindow
 }
 
 // call runs the job with its deadline and metadata; panics become failures.

@@ -8,21 +8,35 @@ const NameLeastCount = "least_count"
 // LeastCount accepts a task when self has the fewest finished executions
 // (Node.Counts) among the live nodes. Ties are split by id_hash among the
 // tied nodes: task.ID % len(tied) + 1 must equal self's row number within
-// the tied nodes (kept in id order). It rejects when self is not live.
+// the tied nodes (kept in id order). Tied are the nodes whose count is at
+// most the average or within 5 % of the minimum: without that slack
+// the single least node would take every task at once, overshoot, and hand
+// them all to the next, instead of settling on an even split. It rejects
+// when self is not live.
 var LeastCount = Func(acceptLeastCount)
+
+// tieLimit returns the highest count that still ties for least.
+func tieLimit(live []repository.Node) int64 {
+	least, sum := live[0].Counts, int64(0)
+	for j := range live {
+		least = min(least, live[j].Counts)
+		sum += live[j].Counts
+	}
+	return max(least+least/20, sum/int64(len(live)))
+}
 
 func acceptLeastCount(live []repository.Node, task repository.Task, self repository.NodeID) bool {
 	i := rowIndex(live, self)
 	if i < 0 {
 		return false
 	}
-	own := live[i].Counts
-	var tied, rank int64 // nodes with own's count; those of them before self
+	limit := tieLimit(live)
+	if live[i].Counts > limit {
+		return false // others have clearly fewer
+	}
+	var tied, rank int64 // nodes tied for least; those of them before self
 	for j := range live {
-		switch c := live[j].Counts; {
-		case c < own:
-			return false // someone has fewer
-		case c == own:
+		if live[j].Counts <= limit {
 			if j < i {
 				rank++
 			}

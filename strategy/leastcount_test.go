@@ -23,10 +23,18 @@ func TestLeastCount(t *testing.T) {
 		self repository.NodeID
 		want bool
 	}{
-		{"unique least takes task", withCounts(5, 2, 9), 0, 2, true},
-		{"unique least takes any id", withCounts(5, 2, 9), 7, 2, true},
-		{"more counts rejects", withCounts(5, 2, 9), 7, 1, false},
-		{"most counts rejects", withCounts(5, 2, 9), 7, 3, false},
+		// Average 68: only node 2 is at or below it.
+		{"unique least takes task", withCounts(90, 20, 95), 0, 2, true},
+		{"unique least takes any id", withCounts(90, 20, 95), 7, 2, true},
+		{"more counts rejects", withCounts(90, 20, 95), 7, 1, false},
+		{"most counts rejects", withCounts(90, 20, 95), 7, 3, false},
+		// Average 20: nodes 1 and 2 share by id_hash, node 3 gets nothing.
+		{"below average share row 1", withCounts(10, 10, 40), 0, 1, true},
+		{"below average share row 2", withCounts(10, 10, 40), 1, 2, true},
+		{"above average rejects", withCounts(10, 10, 40), 2, 3, false},
+		// Within 5 % of the least (100): all three tie.
+		{"within 5 percent ties", withCounts(100, 104, 105), 2, 3, true},
+		{"within 5 percent ties reject", withCounts(100, 104, 105), 2, 1, false},
 		// Nodes 1 and 3 tie at 2: tied rows are node 1 -> 1, node 3 -> 2.
 		{"tie 0%2+1=1 tied row 1", withCounts(2, 4, 2), 0, 1, true},
 		{"tie 0%2+1=1 not tied row 2", withCounts(2, 4, 2), 0, 3, false},
