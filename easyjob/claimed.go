@@ -22,7 +22,7 @@ type claimed struct {
 
 	foundAt   time.Time                // database time the boss fired it
 	misfire   repository.MisfirePolicy // set by the boss; "" on time
-	startDone chan struct{} // closed by the starter once exec/startErr are set
+	startDone chan struct{}            // closed by the starter once exec/startErr are set
 	exec      repository.Execution
 	startErr  error
 }

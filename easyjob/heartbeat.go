@@ -50,7 +50,10 @@ func (n *node) heartbeat(ctx context.Context) error {
 		}
 		n.setLive(live)
 	}
-	if beat%reconcileEvery == 0 {
+	// Reconcile on a schedule, and at once after a claim-related write
+	// failed: a reply lost with the connection can leave a row claimed by
+	// this node that it does not know it holds.
+	if beat%reconcileEvery == 0 || n.dirty.Swap(false) {
 		return n.reconcile(ctx)
 	}
 	return nil
@@ -112,6 +115,7 @@ func (n *node) reconcile(ctx context.Context) error {
 	defer n.claimMu.Unlock()
 	rows, err := n.store.HeldBy(ctx, n.self)
 	if err != nil {
+		n.dirty.Store(true)
 		return err
 	}
 	var stray []repository.Claim
@@ -128,6 +132,7 @@ func (n *node) reconcile(ctx context.Context) error {
 	}
 	k, err := n.store.Release(ctx, stray)
 	if err != nil && !errors.Is(err, repository.ErrClaimLost) {
+		n.dirty.Store(true)
 		return err
 	}
 	n.log.Warn().Int("released", k).Msg("easyjob: released claims the node no longer held in memory")

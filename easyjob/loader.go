@@ -95,6 +95,7 @@ func (n *node) claim(ctx context.Context, refs []repository.TaskRef) error {
 	defer n.claimMu.RUnlock()
 	won, err := n.store.Claim(ctx, n.self, refs)
 	if err != nil {
+		n.dirty.Store(true)
 		return err
 	}
 	n.stats.claimed.Add(int64(len(won)))

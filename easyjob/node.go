@@ -35,6 +35,7 @@ type node struct {
 	lastBeat atomic.Int64                      // unix nanos (local) when the last good heartbeat was sent
 	stopping atomic.Bool                       // shutdown began: claim nothing more, keep nothing
 	idle     atomic.Bool                       // the last loader pass found nothing due
+	dirty    atomic.Bool                       // a claim-related write failed: reconcile soon
 	bg       context.Context                   // lives until the final clean-up; for store writes
 	runBase  context.Context                   // parent of job contexts; values of Run's ctx, no cancel
 	wake     chan struct{}                     // pokes the loader
@@ -301,6 +302,7 @@ func (n *node) release(ctx context.Context, cs []*claimed, why string) {
 	k, err := n.store.Release(ctx, fences)
 	n.stats.released.Add(int64(k))
 	if err != nil {
+		n.dirty.Store(true)
 		// Not fatal: reconcile or recovery returns them later.
 		n.log.Warn().Err(err).Int("claims", len(cs)).Str("why", why).Msg("easyjob: release failed")
 		return

@@ -75,6 +75,7 @@ func (s *starter) start(ctx context.Context, batch []*claimed) {
 		if res, err = s.n.store.StartExecutions(ctx, reqs); err == nil || ctx.Err() != nil {
 			break
 		}
+		s.n.dirty.Store(true)
 		wait := backoff(attempt, 50*time.Millisecond, 2*time.Second)
 		s.n.log.Warn().Err(err).Int("starts", len(reqs)).Dur("retry_in", wait).Msg("easyjob: recording starts failed")
 		if !sleep(ctx, wait) {

@@ -66,10 +66,14 @@ func (n *node) finish(c *claimed, f repository.Finish) {
 	n.counts.add(time.Now())
 	switch {
 	case errors.Is(res.Err, repository.ErrClaimLost):
+		// Fenced, or a retry of a finish whose first reply was lost: then
+		// the row may still name this node, which reconcile sorts out.
+		n.dirty.Store(true)
 		n.stats.fenced.Add(1)
 		n.forget(c)
 		n.log.Warn().Str("task", c.task.Name).Msg("easyjob: finish fenced: the claim was lost while running; result recorded, not applied")
 	case res.Err != nil:
+		n.dirty.Store(true)
 		n.forget(c)
 		n.log.Error().Err(res.Err).Str("task", c.task.Name).Msg("easyjob: finish not written")
 	case res.Task.Status == repository.TaskDoing && res.Task.NodeID == n.self:
