@@ -122,8 +122,12 @@ type NodeInfo struct {
 	Name   string `json:"name"`
 	Weight int    `json:"weight"`
 	Counts int64  `json:"counts"` // executions finished in the last minute
-	// Live: heartbeated within LiveAfter; it takes part in claiming.
+	// Live: heartbeated within LiveAfter and not leaving; it takes part in
+	// claiming.
 	Live bool `json:"live"`
+	// Leaving: shutting down gracefully; not live, not recovered while it
+	// still heartbeats.
+	Leaving bool `json:"leaving,omitempty"`
 	// Dead: silent longer than DeadAfter; its tasks are being recovered.
 	// A node neither live nor dead is suspect.
 	Dead bool `json:"dead"`
@@ -264,7 +268,7 @@ func (c *Client) Nodes(ctx context.Context) ([]NodeInfo, error) {
 		age := max(now.Sub(n.HeartbeatAt), 0)
 		ni := NodeInfo{
 			ID: int64(n.ID), Name: n.Name, Weight: n.Weight, Counts: n.Counts,
-			Live: age <= c.live, Dead: age > c.dead, HeartbeatAge: age,
+			Live: age <= c.live && !n.Leaving, Leaving: n.Leaving, Dead: age > c.dead, HeartbeatAge: age,
 			StartedAt: n.StartedAt, HeartbeatAt: n.HeartbeatAt, InFlight: inFlight[n.ID],
 		}
 		if ni.Live {

@@ -40,9 +40,9 @@ func (n *node) load(ctx context.Context) error {
 	n.idle.Store(len(due.Tasks) == 0)
 	refs, rejected := n.pick(live, due, room)
 	if rejected {
-		// Due tasks the strategy gives to others: a peer may have just left
-		// (its claims released with a notification). Judge them on a fresh
-		// live view rather than wait for the next heartbeat's.
+		// Imminent tasks the strategy gives to others: a peer may have just
+		// left (its claims released with a notification). Judge them on a
+		// fresh live view rather than wait for the next heartbeat's.
 		fresh, err := n.store.LiveNodes(ctx, n.cfg.Group, n.cfg.LiveAfter)
 		if err != nil {
 			return err
@@ -56,7 +56,7 @@ func (n *node) load(ctx context.Context) error {
 // pick keeps the due tasks this node claims: those its strategy accepts on
 // live, and those left unclaimed past the steal threshold, so differing
 // views or a node lacking the function cannot starve a task. rejected
-// reports due tasks left for others.
+// reports tasks left for others that fire within a poll interval.
 func (n *node) pick(live []repository.Node, due repository.Due, room int) (refs []repository.TaskRef, rejected bool) {
 	view := n.strategyView(live)
 	for _, t := range due.Tasks {
@@ -69,7 +69,7 @@ func (n *node) pick(live []repository.Node, due repository.Due, room int) (refs 
 		case due.Now.Sub(t.NextStartTime) >= n.cfg.StealAfter && containsNode(live, n.self):
 			refs = append(refs, t.Ref())
 		default:
-			rejected = true
+			rejected = rejected || t.NextStartTime.Sub(due.Now) < n.cfg.PollInterval
 		}
 	}
 	return refs, rejected

@@ -12,6 +12,32 @@ var nodeCases = []testCase{
 	{"DeleteNode", testDeleteNode},
 	{"LiveNodes", testLiveNodes},
 	{"ExpireNodes", testExpireNodes},
+	{"Leaving", testLeaving},
+}
+
+// A leaving node that still heartbeats is neither live (peers rebalance
+// at once) nor dead (its running tasks are not recovered under it).
+func testLeaving(e *env) {
+	stay, leave := e.node("stay"), e.node("leave")
+	held := e.claimed("job", leave.ID)
+	leave.Leaving = true
+	row, err := e.s.Heartbeat(e.ctx, leave)
+	if err != nil || !row.Leaving {
+		e.t.Fatalf("Heartbeat(leaving) = %+v, %v", row, err)
+	}
+	live, err := e.s.LiveNodes(e.ctx, e.g, time.Minute)
+	if err != nil || len(live) != 1 || live[0].ID != stay.ID {
+		e.t.Fatalf("LiveNodes with a leaving node = %+v, %v; want only %d", live, err, stay.ID)
+	}
+	orphans, err := e.s.Orphans(e.ctx, e.g, time.Minute)
+	if err != nil || len(orphans) != 0 {
+		e.t.Fatalf("Orphans with a leaving, heartbeating owner = %+v, %v; want none", orphans, err)
+	}
+	all, err := e.s.Nodes(e.ctx, e.g)
+	if err != nil || len(all) != 2 {
+		e.t.Fatalf("Nodes = %+v, %v", all, err)
+	}
+	_ = held
 }
 
 func testRegisterNode(e *env) {
