@@ -16,9 +16,14 @@ func (n *node) boss(ctx context.Context) {
 	for {
 		now := time.Now()
 		due, next := n.queue.popDue(now)
+		fired := due[:0]
 		for _, c := range due {
-			n.dispatch(ctx, c)
+			if n.dispatch(ctx, c) {
+				fired = append(fired, c)
+			}
 		}
+		// The jobs are already running: their starts go in one batch.
+		n.starter.enqueue(fired)
 		if late := n.pool.expire(now.Add(-n.cfg.StartDeadline)); len(late) > 0 {
 			n.log.Warn().Int("claims", len(late)).Msg("easyjob: no free worker in time; giving the fires back to peers")
 			for _, c := range late {
@@ -48,24 +53,24 @@ func (n *node) boss(ctx context.Context) {
 	}
 }
 
-// dispatch fires a due claim: its start is recorded in the next batch
-// while it takes a worker; or it is released when this node must not
-// start it.
-func (n *node) dispatch(ctx context.Context, c *claimed) {
+// dispatch fires a due claim: it takes a worker at once and its start is
+// recorded in the pass's batch (it reports true); or it is released when
+// this node must not start it.
+func (n *node) dispatch(ctx context.Context, c *claimed) bool {
 	if !n.isHeld(c) {
-		return
+		return false
 	}
 	if n.stopping.Load() || n.suspect() {
 		n.release(ctx, []*claimed{c}, "node stopping or silent")
-		return
+		return false
 	}
 	// Only the cheap part here: the boss fires every due claim in a row.
 	// The worker computes the next fire (planFire) with this same now.
 	c.foundAt = n.dbNow()
 	c.misfire = misfireFor(c.spec.opts, c.task.NextStartTime, c.foundAt)
 	c.startDone = make(chan struct{})
-	n.starter.enqueue(c)
 	n.pool.submit(c)
+	return true
 }
 
 // giveBack closes a started fire that found no free worker in time as

@@ -26,8 +26,14 @@ func planFire(s schedule, o repository.TaskOptions, scheduled, now time.Time) fi
 			p.run = false
 			from = now
 		case repository.MisfireCatchUp:
-			if next, ok := catchUpNext(s, scheduled, now, o.CatchUpMax); ok {
-				p.next = next
+			// Run the newest CatchUpMax fires of the outage: this one only
+			// when fewer than that many came after it.
+			newest := newestFires(s, scheduled, now, max(o.CatchUpMax, 1))
+			if len(newest) == max(o.CatchUpMax, 1) {
+				p.run = false
+			}
+			if len(newest) > 0 {
+				p.next = newest[len(newest)-1]
 				return p
 			}
 			from = now
@@ -52,22 +58,20 @@ func sameWallClock(a, b time.Time, loc *time.Location) bool {
 		a.Minute() == b.Minute() && a.Second() == b.Second()
 }
 
-// catchUpNext returns the next missed fire to run: of the fires after
-// scheduled and up to now, only the newest max-1 run after the current one
-// (which counts as one). It walks back from now, so a month-long outage
-// costs max-1 steps, not one per missed fire.
-func catchUpNext(s schedule, scheduled, now time.Time, maxFires int) (time.Time, bool) {
-	keep := max(maxFires-1, 0)
-	oldest, found := time.Time{}, false
-	for t := now; keep > 0; keep-- {
+// newestFires returns up to k fires after scheduled and at or before now,
+// newest first. It walks back from now, so a month-long outage costs k
+// steps, not one per missed fire.
+func newestFires(s schedule, scheduled, now time.Time, k int) []time.Time {
+	var out []time.Time
+	for t := now; len(out) < k; {
 		p, ok := s.prev(t)
 		if !ok || !p.After(scheduled) {
 			break
 		}
-		oldest, found = p, true
+		out = append(out, p)
 		t = p.Add(-time.Nanosecond)
 	}
-	return oldest, found
+	return out
 }
 
 // misfireFor returns the misfire policy that applies to a fire scheduled

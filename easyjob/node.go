@@ -86,7 +86,7 @@ func newNode(cfg Config, store repository.Store, specs map[string]*taskSpec) (*n
 	}
 	slices.Sort(n.roots)
 	n.pool = newPool(n, cfg.Workers)
-	n.starter = newStarter(n, cfg.MaxClaims)
+	n.starter = newStarter(n)
 	n.completer = newCompleter(store, n.log)
 	return n, nil
 }

@@ -78,8 +78,8 @@ func Skip() MisfirePolicy {
 	return func(o *repository.TaskOptions) { o.Misfire, o.CatchUpMax = repository.MisfireSkip, 0 }
 }
 
-// CatchUp: the missed fires run one after another, at most n of them (the
-// newest n).
+// CatchUp: the newest n missed fires run one after another (older missed
+// fires are recorded as skipped); then the cron resumes.
 func CatchUp(n int) MisfirePolicy {
 	return func(o *repository.TaskOptions) { o.Misfire, o.CatchUpMax = repository.MisfireCatchUp, n }
 }

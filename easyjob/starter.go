@@ -15,46 +15,60 @@ import (
 // it is silent long enough for peers to recover its tasks (see suspect),
 // and a start that finds the claim lost cancels the job's context at once.
 type starter struct {
-	n  *node
-	in chan *claimed
+	n   *node
+	in  chan []*claimed // one slice per boss pass: the starter wakes once per burst
+	max int             // claims per statement
 }
 
-func newStarter(n *node, maxClaims int) *starter {
-	// Never blocks the boss: a node holds at most maxClaims claims.
-	return &starter{n: n, in: make(chan *claimed, maxClaims)}
+// maxStartBatch bounds one StartExecutions statement.
+const maxStartBatch = 1000
+
+func newStarter(n *node) *starter {
+	// Buffered so the boss never waits on a statement in flight.
+	return &starter{n: n, in: make(chan []*claimed, 1024), max: maxStartBatch}
 }
 
-func (s *starter) enqueue(c *claimed) { s.in <- c }
+// enqueue hands the fires of one boss pass to the starter.
+func (s *starter) enqueue(cs []*claimed) {
+	if len(cs) > 0 {
+		s.in <- cs
+	}
+}
 
 // run writes batches until ctx is done; starts still queued then fail with
 // errStopped so nothing waits on them forever.
 func (s *starter) run(ctx context.Context) {
-	batch := make([]*claimed, 0, cap(s.in))
+	var pending []*claimed
 	for {
-		batch = batch[:0]
-		select {
-		case <-ctx.Done():
-			for {
-				select {
-				case c := <-s.in:
-					s.n.started(c, repository.Execution{}, errStopped)
-				default:
-					return
+		if len(pending) == 0 {
+			select {
+			case <-ctx.Done():
+				for {
+					select {
+					case cs := <-s.in:
+						for _, c := range cs {
+							s.n.started(c, repository.Execution{}, errStopped)
+						}
+					default:
+						return
+					}
 				}
+			case cs := <-s.in:
+				pending = append(pending, cs...)
 			}
-		case c := <-s.in:
-			batch = append(batch, c)
 		}
 	collect:
-		for len(batch) < cap(batch) {
+		for len(pending) < s.max {
 			select {
-			case c := <-s.in:
-				batch = append(batch, c)
+			case cs := <-s.in:
+				pending = append(pending, cs...)
 			default:
 				break collect
 			}
 		}
-		s.start(ctx, batch)
+		k := min(len(pending), s.max)
+		s.start(ctx, pending[:k])
+		pending = append(pending[:0], pending[k:]...)
 	}
 }
 

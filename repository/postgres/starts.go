@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/uptrace/bun/dialect/pgdialect"
+
 	"github.com/easyjob-go/easyjob/repository"
 )
 
@@ -14,13 +16,14 @@ import (
 // (task, node, fire, attempt) instead of writing a second one;
 // the final select returns, in batch order, the inserted row or NULLs for
 // a lost fence. Claims in one batch name distinct tasks.
-const startsSQL = `WITH v(ord, id, version, node_id, parent, scheduled, attempt, misfire) AS (
-  VALUES %s
+const startsSQL = `WITH v AS (
+  SELECT * FROM unnest(?::int[], ?::bigint[], ?::bigint[], ?::bigint[], ?::bigint[], ?::timestamptz[], ?::int[], ?::text[])
+    AS v(ord, id, version, node_id, parent, scheduled, attempt, misfire)
 ),
 ins AS (
   INSERT INTO easyjob_executions AS x
     (task_id, parent_execution_id, node_id, scheduled_at, attempt, misfire, status, started_at)
-  SELECT v.id, v.parent, v.node_id, v.scheduled, greatest(v.attempt, 1), v.misfire, 'running', now()
+  SELECT v.id, nullif(v.parent, 0), v.node_id, v.scheduled, greatest(v.attempt, 1), v.misfire, 'running', now()
   FROM v JOIN easyjob_tasks t
     ON t.id = v.id AND t.version = v.version AND t.node_id = v.node_id AND t.status = 'doing'
   ON CONFLICT (task_id, node_id, scheduled_at, attempt)
@@ -34,22 +37,33 @@ func (s *Store) StartExecutions(ctx context.Context, reqs []repository.ExecStart
 	if len(reqs) == 0 {
 		return nil, nil
 	}
-	rows := make([]string, len(reqs))
-	args := make([]any, 0, 8*len(reqs))
+	// One array per column (unnest): the statement does not grow with the
+	// batch, see finishSQL.
+	var (
+		ord, attempt              []int32
+		id, version, node, parent []int64
+		scheduled                 []time.Time
+		misfire                   []string
+	)
 	for i, r := range reqs {
-		rows[i] = "(?::int, ?::bigint, ?::bigint, ?::bigint, ?::bigint, ?::timestamptz, ?::int, ?::text)"
-		var parent any
-		if r.Execution.ParentExecutionID != 0 {
-			parent = r.Execution.ParentExecutionID
+		at := r.Execution.ScheduledAt
+		if at.IsZero() {
+			at = time.Unix(0, 0) // the column is NOT NULL; callers always set it
 		}
-		scheduled := r.Execution.ScheduledAt
-		if scheduled.IsZero() {
-			scheduled = time.Unix(0, 0) // the column is NOT NULL; callers always set it
-		}
-		args = append(args, i, int64(r.Claim.ID), r.Claim.Version, int64(r.Claim.NodeID),
-			parent, scheduled, r.Execution.Attempt, string(r.Execution.Misfire))
+		ord = append(ord, int32(i))
+		id = append(id, int64(r.Claim.ID))
+		version = append(version, r.Claim.Version)
+		node = append(node, int64(r.Claim.NodeID))
+		parent = append(parent, r.Execution.ParentExecutionID)
+		scheduled = append(scheduled, at)
+		attempt = append(attempt, int32(r.Execution.Attempt))
+		misfire = append(misfire, string(r.Execution.Misfire))
 	}
-	q := fmt.Sprintf(startsSQL, join(rows), execCols("x"), execCols("ins"))
+	args := []any{
+		pgdialect.Array(ord), pgdialect.Array(id), pgdialect.Array(version), pgdialect.Array(node),
+		pgdialect.Array(parent), pgdialect.Array(scheduled), pgdialect.Array(attempt), pgdialect.Array(misfire),
+	}
+	q := fmt.Sprintf(startsSQL, execCols("x"), execCols("ins"))
 	res, err := s.db.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, fmt.Errorf("easyjob/postgres: start %d executions: %w", len(reqs), err)
