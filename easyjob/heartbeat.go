@@ -9,8 +9,8 @@ import (
 	"github.com/easyjob-go/easyjob/strategy"
 )
 
-// reconcileEvery: every this many heartbeats the node compares the doing
-// rows it owns in the database with the claims it holds in memory.
+// reconcileEvery: every this many heartbeat intervals the node compares
+// the doing rows it owns in the database with the claims it holds in memory.
 const reconcileEvery = 10
 
 // heartbeat writes the node row, measures the clock offset and refreshes
@@ -49,12 +49,6 @@ func (n *node) heartbeat(ctx context.Context) error {
 			return err
 		}
 		n.setLive(live)
-	}
-	// Reconcile on a schedule, and at once after a claim-related write
-	// failed: a reply lost with the connection can leave a row claimed by
-	// this node that it does not know it holds.
-	if beat%reconcileEvery == 0 || n.dirty.Swap(false) {
-		return n.reconcile(ctx)
 	}
 	return nil
 }
@@ -105,6 +99,20 @@ func (n *node) dropAll(ctx context.Context) {
 	rctx, cancel := context.WithTimeout(ctx, n.cfg.HeartbeatInterval)
 	defer cancel()
 	n.release(rctx, queued, "silent past dead threshold")
+}
+
+// reconcileStep is one pass of the reconcile loop (every heartbeat
+// interval): it reconciles on a schedule, and at once after a
+// claim-related write failed, since a reply lost with the connection can
+// leave a row claimed by this node that it does not know it holds. It is
+// its own loop, not part of the heartbeat: it waits for in-flight finishes
+// (the claim lock), and a heartbeat must never wait for those.
+func (n *node) reconcileStep(ctx context.Context) error {
+	n.reconcileTicks++
+	if n.reconcileTicks%reconcileEvery != 0 && !n.dirty.Swap(false) {
+		return nil
+	}
+	return n.reconcile(ctx)
 }
 
 // reconcile releases doing rows that name this node but that it does not

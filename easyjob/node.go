@@ -29,7 +29,8 @@ type node struct {
 	counts recentCounter // executions finished in the last minute, for least_count
 	beats  atomic.Int64
 
-	recoverPasses int // owned by the recover loop
+	recoverPasses  int // owned by the recover loop
+	reconcileTicks int // owned by the reconcile loop
 
 	live     atomic.Pointer[[]repository.Node] // last live view, sorted by id
 	lastBeat atomic.Int64                      // unix nanos (local) when the last good heartbeat was sent
@@ -165,6 +166,7 @@ func (n *node) run(ctx context.Context) error {
 	workWG.Go(func() { loopEvery(work, n.log, "loader", n.loadEvery, n.wake, n.load) })
 	workWG.Go(func() { loop(work, n.log, "recover", n.cfg.RecoverInterval, nil, n.recoverOrphans) })
 	workWG.Go(func() { loop(work, n.log, "housekeep", housekeepInterval, nil, n.housekeep) })
+	workWG.Go(func() { loop(work, n.log, "reconcile", n.cfg.HeartbeatInterval, nil, n.reconcileStep) })
 	workWG.Go(func() { n.boss(work) })
 	if l, ok := n.store.(repository.Notifier); ok {
 		workWG.Go(func() { n.listen(work, l) })

@@ -53,7 +53,7 @@ const recoverSQL = `WITH v(ord, id, version, node_id, next, err) AS (
 l AS (
   SELECT c.id FROM easyjob_tasks c JOIN v ON c.id = v.id
   WHERE c.version = v.version AND c.node_id = v.node_id AND c.status = 'doing'
-  ORDER BY c.id FOR UPDATE OF c
+  ORDER BY c.id FOR NO KEY UPDATE OF c
 ),
 u AS (
   UPDATE easyjob_tasks t

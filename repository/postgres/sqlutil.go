@@ -26,12 +26,15 @@ func claimValues(claims []repository.Claim) (string, []any) {
 // v(id, version, node_id, ...) whose fence still holds. Batch writes join
 // it instead of v so that concurrent batches lock rows in one global order
 // and cannot deadlock; after waiting for a lock, Postgres re-checks the
-// fence on the row's newest version.
+// fence on the row's newest version. NO KEY UPDATE (no write here changes
+// a key) does not conflict with the KEY SHARE locks that inserting an
+// execution takes on its task through the foreign key, in no set order:
+// FOR UPDATE would deadlock with concurrent start batches.
 const lockFenced = `SELECT c.id, c.version, c.node_id FROM easyjob_tasks c
   JOIN v ON c.id = v.id AND c.version = v.version AND c.node_id = v.node_id
   WHERE c.status = 'doing'
   ORDER BY c.id
-  FOR UPDATE OF c`
+  FOR NO KEY UPDATE OF c`
 
 // sortTasks orders tasks by id: RETURNING has no ORDER BY.
 func sortTasks(ts []repository.Task) {

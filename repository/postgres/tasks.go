@@ -60,7 +60,7 @@ LEFT JOIN LATERAL (
 // for node, in one statement. Rows whose version moved (a peer won) do not
 // match, so only the returned rows are won.
 //
-// The rows are locked in id order first (the FOR UPDATE subquery): two
+// The rows are locked in id order first (the FOR NO KEY UPDATE subquery): two
 // claimers racing for overlapping batches would otherwise lock rows in
 // their join's order and deadlock. A loser waits for the winner's commit,
 // then re-reads the row, sees the new version and skips it. SKIP LOCKED
@@ -85,7 +85,7 @@ FROM (
   JOIN (VALUES ` + join(values) + `) v(id, version) ON c.id = v.id AND c.version = v.version
   WHERE c.status = 'pending'
   ORDER BY c.id
-  FOR UPDATE OF c
+  FOR NO KEY UPDATE OF c
 ) l
 WHERE t.id = l.id AND t.version = l.version AND t.status = 'pending'
 RETURNING ` + taskCols("t")

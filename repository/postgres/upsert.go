@@ -21,7 +21,7 @@ const upsertLockClass = 0x656a6f62
 // serialised with a transaction-scoped advisory lock: the second replica
 // sees the first one's rows and finds nothing to change. The decisions
 // (what changed, which version to write) are made in Go on rows locked
-// FOR UPDATE; that is clearer than one SQL statement and registration is
+// FOR NO KEY UPDATE; that is clearer than one SQL statement and registration is
 // rare. A doing row is updated without a version bump so that a deploy
 // never fences a fire that is running.
 func (s *Store) UpsertTasks(ctx context.Context, group string, defs []repository.TaskDef) ([]repository.Task, error) {
@@ -56,7 +56,7 @@ func upsertTx(ctx context.Context, tx bun.Tx, group string, defs []repository.Ta
 		return nil, err
 	}
 	stored, err := scanTasks(tx.QueryContext(ctx,
-		`SELECT `+taskCols("t")+` FROM easyjob_tasks t WHERE t.group_name = ? ORDER BY t.id FOR UPDATE`, group))
+		`SELECT `+taskCols("t")+` FROM easyjob_tasks t WHERE t.group_name = ? ORDER BY t.id FOR NO KEY UPDATE`, group))
 	if err != nil {
 		return nil, err
 	}
