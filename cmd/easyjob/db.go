@@ -5,9 +5,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
-	"net/url"
-	"regexp"
-	"strings"
 	"time"
 
 	"github.com/easyjob-go/easyjob/repository/postgres"
@@ -31,7 +28,7 @@ func createScratch(ctx context.Context, adminDSN string) (*scratchDB, error) {
 	if err := adminExec(ctx, adminDSN, `CREATE DATABASE "`+name+`"`); err != nil {
 		return nil, fmt.Errorf("create database %s: %w", name, err)
 	}
-	dsn, err := withDatabase(adminDSN, name)
+	dsn, err := postgres.WithDatabase(adminDSN, name)
 	if err != nil {
 		_ = adminExec(context.Background(), adminDSN, `DROP DATABASE IF EXISTS "`+name+`" WITH (FORCE)`)
 		return nil, err
@@ -93,28 +90,4 @@ func ping(ctx context.Context, dsn string) error {
 	defer s.Close()
 	_, err = s.Now(ctx)
 	return err
-}
-
-var kvDBName = regexp.MustCompile(`(?i)\bdbname\s*=\s*('(?:[^'\\]|\\.)*'|\S*)`)
-
-// withDatabase returns dsn pointing at database name, for URL and
-// key=value DSNs.
-func withDatabase(dsn, name string) (string, error) {
-	if strings.Contains(dsn, "://") {
-		u, err := url.Parse(dsn)
-		if err != nil {
-			return "", fmt.Errorf("parse %s: %w", postgres.RedactDSN(dsn), err)
-		}
-		u.Path = "/" + name
-		u.RawPath = ""
-		if q := u.Query(); q.Has("dbname") {
-			q.Set("dbname", name)
-			u.RawQuery = q.Encode()
-		}
-		return u.String(), nil
-	}
-	if kvDBName.MatchString(dsn) {
-		return kvDBName.ReplaceAllString(dsn, "dbname="+name), nil
-	}
-	return strings.TrimSpace(dsn + " dbname=" + name), nil
 }

@@ -22,10 +22,7 @@ import (
 	"database/sql"
 	"encoding/hex"
 	"fmt"
-	"net/url"
 	"os"
-	"regexp"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -191,7 +188,7 @@ func createDatabase() (name, dsn string, err error) {
 	if err != nil {
 		return "", "", fmt.Errorf("create database %s: %w", name, err)
 	}
-	dsn, err = withDatabase(DSN(), name)
+	dsn, err = postgres.WithDatabase(DSN(), name)
 	return name, dsn, err
 }
 
@@ -205,28 +202,4 @@ func dropDatabase(name string) error {
 		return fmt.Errorf("drop database %s: %w", name, err)
 	}
 	return nil
-}
-
-var kvDBName = regexp.MustCompile(`(?i)\bdbname\s*=\s*('(?:[^'\\]|\\.)*'|\S*)`)
-
-// withDatabase returns dsn pointing at database name instead, for both
-// DSN forms.
-func withDatabase(dsn, name string) (string, error) {
-	if strings.Contains(dsn, "://") {
-		u, err := url.Parse(dsn)
-		if err != nil {
-			return "", fmt.Errorf("parse %s: %w", postgres.RedactDSN(dsn), err)
-		}
-		u.Path = "/" + name
-		u.RawPath = ""
-		if q := u.Query(); q.Has("dbname") {
-			q.Set("dbname", name)
-			u.RawQuery = q.Encode()
-		}
-		return u.String(), nil
-	}
-	if kvDBName.MatchString(dsn) {
-		return kvDBName.ReplaceAllString(dsn, "dbname="+name), nil
-	}
-	return strings.TrimSpace(dsn + " dbname=" + name), nil
 }
