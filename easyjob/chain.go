@@ -115,7 +115,7 @@ func (n *node) claimOne(ctx context.Context, ch *taskSpec, row repository.Task) 
 	if err != nil || len(won) == 0 {
 		return nil, false, err
 	}
-	c := &claimed{task: won[0], spec: ch, index: -1, state: stateRunning}
+	c := &claimed{task: won[0], spec: ch, index: -1, state: stateRunning, epoch: n.epoch.Load()}
 	n.mu.Lock()
 	n.held[c.task.ID] = c
 	n.mu.Unlock()

@@ -14,6 +14,7 @@ type claimed struct {
 	spec    *taskSpec
 	localAt time.Time // local fire time (database time minus offset)
 	index   int       // position in the delay queue, -1 when not queued
+	epoch   int64     // node.epoch when claimed: a silence since voids it
 
 	// guarded by node.mu
 	state    claimState

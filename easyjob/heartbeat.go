@@ -32,11 +32,13 @@ func (n *node) heartbeat(ctx context.Context) error {
 		return err
 	}
 	n.offset.observe(sent, time.Now(), row.HeartbeatAt)
-	wasSuspect := n.suspect()
-	n.lastBeat.Store(sent.UnixNano())
-	if wasSuspect {
-		n.log.Warn().Msg("easyjob: heartbeat back after a silence past the dead threshold; claims were dropped")
+	if n.suspect() {
+		// Back after a silence (a pause, a partition, a frozen process):
+		// void every claim before this beat makes the node look healthy
+		// again, whichever goroutine happens to run first after it.
+		n.fenceSelf(ctx, "heartbeat back after a silence past the dead threshold")
 	}
+	n.lastBeat.Store(sent.UnixNano())
 	beat := n.beats.Add(1)
 	// The live view only steers strategies (recovery reads its own), so it
 	// is refreshed every other beat: well inside LiveAfter, and an idle
@@ -69,12 +71,20 @@ func (n *node) watchSilence(ctx context.Context) {
 		switch s := n.suspect(); {
 		case s && !dropped:
 			dropped = true
-			n.log.Error().Dur("dead_after", n.cfg.DeadAfter).Msg("easyjob: node silent past the dead threshold; dropping its claims")
-			n.dropAll(ctx)
+			n.fenceSelf(ctx, "node silent past the dead threshold")
 		case !s:
 			dropped = false
 		}
 	}
+}
+
+// fenceSelf voids every claim taken before now: the epoch moves on (so a
+// claim of the old epoch never fires, even if a timer or worker runs
+// before the drop below) and every held claim is dropped.
+func (n *node) fenceSelf(ctx context.Context, why string) {
+	n.epoch.Add(1)
+	n.log.Error().Dur("dead_after", n.cfg.DeadAfter).Str("why", why).Msg("easyjob: dropping every claim: peers may have taken them")
+	n.dropAll(ctx)
 }
 
 // dropAll abandons every claim held in memory.

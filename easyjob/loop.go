@@ -36,8 +36,12 @@ func loopEvery(ctx context.Context, log zerolog.Logger, name string, every func(
 				}
 			}
 		}
+		began := time.Now()
 		err := safeStep(ctx, step)
-		wait := every()
+		// Fixed rate, not fixed delay: a heartbeat whose statements took
+		// 300 ms must still beat once per interval, or its node would drop
+		// out of its peers' live views (LiveAfter is only two intervals).
+		wait := max(every()-time.Since(began), 0)
 		switch {
 		case ctx.Err() != nil:
 			return

@@ -37,9 +37,13 @@ type node struct {
 	stopping atomic.Bool                       // shutdown began: claim nothing more, keep nothing
 	idle     atomic.Bool                       // the last loader pass found nothing due
 	dirty    atomic.Bool                       // a claim-related write failed: reconcile soon
-	bg       context.Context                   // lives until the final clean-up; for store writes
-	runBase  context.Context                   // parent of job contexts; values of Run's ctx, no cancel
-	wake     chan struct{}                     // pokes the loader
+	// epoch counts the silences past the dead threshold this node noticed.
+	// Each claim carries the epoch it was taken in; one from an older epoch
+	// never fires (peers may have recovered it meanwhile).
+	epoch   atomic.Int64
+	bg      context.Context // lives until the final clean-up; for store writes
+	runBase context.Context // parent of job contexts; values of Run's ctx, no cancel
+	wake    chan struct{}   // pokes the loader
 
 	// claimMu orders claims against reconcile: claimers hold it shared from
 	// the claim statement until the claim is in held; reconcile holds it
@@ -261,7 +265,7 @@ func (n *node) hold(rows []repository.Task) {
 		if spec == nil {
 			continue // cannot happen: we only ask for names we have
 		}
-		c := &claimed{task: t, spec: spec, index: -1, localAt: n.toLocal(t.NextStartTime)}
+		c := &claimed{task: t, spec: spec, index: -1, localAt: n.toLocal(t.NextStartTime), epoch: n.epoch.Load()}
 		n.mu.Lock()
 		n.held[t.ID] = c
 		n.mu.Unlock()
@@ -278,11 +282,12 @@ func (n *node) forget(c *claimed) {
 	n.mu.Unlock()
 }
 
-// isHeld reports whether c is still this node's current claim of its task.
+// isHeld reports whether c is still this node's current claim of its
+// task, taken since the node's last silence.
 func (n *node) isHeld(c *claimed) bool {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	return n.held[c.task.ID] == c
+	return n.held[c.task.ID] == c && c.epoch == n.epoch.Load()
 }
 
 func (n *node) heldCount() int {

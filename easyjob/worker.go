@@ -18,6 +18,15 @@ const maxRetryBackoff = 10 * time.Minute
 func (n *node) execute(ctx context.Context, c *claimed) {
 	plan := planFire(n.scheduleFor(c.task, c.spec), c.spec.opts, c.task.NextStartTime, c.foundAt)
 	status, runErr := repository.ExecSkipped, error(nil)
+	// The last check before user code: a claim from before a silence, or a
+	// node that may be dead to its peers, must not run (the start row is
+	// written beside the job, so this check is the fence that counts).
+	if c.epoch != n.epoch.Load() || n.suspect() {
+		n.pool.release()
+		n.forget(c)
+		n.release(n.bg, []*claimed{c}, "silence since the claim")
+		return
+	}
 	if plan.run && !n.startFailed(c) {
 		n.stats.fired.Add(1)
 		status, runErr = n.call(ctx, c.spec, c.task, c.task.NextStartTime, c.task.Claim())
@@ -77,7 +86,7 @@ func (n *node) finish(c *claimed, f repository.Finish) {
 		n.forget(c)
 		n.log.Error().Err(res.Err).Str("task", c.task.Name).Msg("easyjob: finish not written")
 	case res.Task.Status == repository.TaskDoing && res.Task.NodeID == n.self:
-		next := &claimed{task: res.Task, spec: c.spec, index: -1, localAt: n.toLocal(res.Task.NextStartTime)}
+		next := &claimed{task: res.Task, spec: c.spec, index: -1, localAt: n.toLocal(res.Task.NextStartTime), epoch: n.epoch.Load()}
 		n.mu.Lock()
 		held := n.held[c.task.ID] == c
 		mine := held && !n.stopping.Load() && n.strat.Accept(n.strategyView(n.liveView()), res.Task, n.self)
