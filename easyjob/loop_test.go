@@ -153,7 +153,9 @@ func TestLoopPanicDoesNotKill(t *testing.T) {
 		}
 		return nil
 	})
-	for i := range 3 {
+	// Four calls: the third succeeds and logs the recovery before the
+	// fourth can start.
+	for i := range 4 {
 		loopWait(t, calls, 5*time.Second, "call after panic "+string(rune('0'+i)))
 	}
 	stop()

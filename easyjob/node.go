@@ -181,12 +181,13 @@ func (n *node) run(ctx context.Context) error {
 
 	<-ctx.Done()
 	if n.hooks != nil && n.hooks.crashed.Load() {
-		// Simulated crash: stop every loop and write nothing more (the
-		// completer stops first, so running jobs' results are lost).
-		stopBG()
-		bgWG.Wait()
+		// Simulated crash: stop every loop and clean nothing up. The boss
+		// stops first (no new fire), then the writers (running jobs'
+		// results are lost), then the jobs are cancelled.
 		stopWork()
 		workWG.Wait()
+		stopBG()
+		bgWG.Wait()
 		n.pool.cancelAll()
 		n.pool.wait()
 		return nil

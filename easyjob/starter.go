@@ -127,7 +127,11 @@ func (n *node) started(c *claimed, e repository.Execution, err error) {
 
 // waitStarted waits for c's start record and returns its error.
 func (n *node) waitStarted(c *claimed) error {
-	<-c.startDone
+	select {
+	case <-c.startDone:
+	case <-n.bg.Done(): // the starter is gone: this start will never be written
+		return errStopped
+	}
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	return c.startErr
