@@ -6,40 +6,45 @@ import (
 )
 
 // clockOffset estimates (database time − local time) from round trips
-// that returned the database's now(). It keeps the sample with the
-// smallest round trip among the recent ones, since that one brackets the
-// database's reading most tightly.
+// that returned the database's now(). now() is read somewhere between
+// sending and receiving, so each round trip bounds the offset to
+// [dbNow − received, dbNow − sent]. The estimate intersects the bounds of
+// the recent round trips, newest first, and takes the point of the
+// intersection closest to zero: clocks are usually synchronised, and on
+// one host the offset is exactly zero, where a midpoint would be skewed
+// by the time the statement spent after reading now() (a commit's flush).
+// A round trip whose bounds exclude every older one's (a clock step)
+// starts the intersection afresh.
 type clockOffset struct {
 	mu      sync.Mutex
-	samples [8]offsetSample
+	samples [16]offsetBounds
 	n       int
 	best    time.Duration
 }
 
-type offsetSample struct {
-	offset, rtt time.Duration
-}
+type offsetBounds struct{ lo, hi time.Duration }
 
 // observe records one round trip: sent and received are local times
 // around a call that read dbNow.
 func (c *clockOffset) observe(sent, received, dbNow time.Time) {
-	if dbNow.IsZero() {
+	if dbNow.IsZero() || received.Before(sent) {
 		return
 	}
-	rtt := received.Sub(sent)
-	mid := sent.Add(rtt / 2)
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.samples[c.n%len(c.samples)] = offsetSample{offset: dbNow.Sub(mid), rtt: rtt}
+	c.samples[c.n%len(c.samples)] = offsetBounds{lo: dbNow.Sub(received), hi: dbNow.Sub(sent)}
 	c.n++
 	k := min(c.n, len(c.samples))
-	best := c.samples[0]
-	for _, s := range c.samples[1:k] {
-		if s.rtt < best.rtt {
-			best = s
+	cur := c.samples[(c.n-1)%len(c.samples)]
+	for i := 2; i <= k; i++ {
+		s := c.samples[(c.n-i)%len(c.samples)]
+		lo, hi := max(cur.lo, s.lo), min(cur.hi, s.hi)
+		if lo > hi {
+			break // older than a clock step: ignore the rest
 		}
+		cur = offsetBounds{lo, hi}
 	}
-	c.best = best.offset
+	c.best = min(max(0, cur.lo), cur.hi)
 }
 
 // get returns the current estimate.

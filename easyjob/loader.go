@@ -113,7 +113,9 @@ func (n *node) releaseRows(ctx context.Context, rows []repository.Task, why stri
 	for i, r := range rows {
 		fences[i] = r.Claim()
 	}
-	if _, err := n.store.Release(ctx, fences); err != nil {
+	k, err := n.store.Release(ctx, fences)
+	n.stats.released.Add(int64(k))
+	if err != nil {
 		n.log.Warn().Err(err).Str("why", why).Msg("easyjob: release failed")
 	}
 }

@@ -65,6 +65,7 @@ type node struct {
 // stats are counters for status output and the bench harness.
 type stats struct {
 	claimed, conflicts, fired, fenced, released atomic.Int64
+	handedOff                                   atomic.Int64 // claims given up by a finish for a peer
 }
 
 func newNode(cfg Config, store repository.Store, specs map[string]*taskSpec) (*node, error) {

@@ -16,7 +16,12 @@ const maxRetryBackoff = 10 * time.Minute
 // its children, free the worker slot, then finish with one fenced write
 // that may keep the claim for the next fire.
 func (n *node) execute(ctx context.Context, c *claimed) {
-	plan := planFire(n.scheduleFor(c.task, c.spec), c.spec.opts, c.task.NextStartTime, c.foundAt)
+	// The next fire is computed after the job: an on-time fire always runs,
+	// and the cron arithmetic should not delay the jobs queued behind it.
+	plan := func() firePlan {
+		return planFire(n.scheduleFor(c.task, c.spec), c.spec.opts, c.task.NextStartTime, c.foundAt)
+	}
+	run := c.misfire == "" || plan().run
 	status, runErr := repository.ExecSkipped, error(nil)
 	// The last check before user code: a claim from before a silence, or a
 	// node that may be dead to its peers, must not run (the start row is
@@ -27,7 +32,7 @@ func (n *node) execute(ctx context.Context, c *claimed) {
 		n.release(n.bg, []*claimed{c}, "silence since the claim")
 		return
 	}
-	if plan.run && !n.startFailed(c) {
+	if run && !n.startFailed(c) {
 		n.stats.fired.Add(1)
 		status, runErr = n.call(ctx, c.spec, c.task, c.task.NextStartTime, c.task.Claim())
 	}
@@ -49,18 +54,28 @@ func (n *node) execute(ctx context.Context, c *claimed) {
 		n.pool.release()
 	}
 
+	next := plan()
 	f := repository.Finish{
 		Claim: c.task.Claim(), ExecutionID: c.exec.ID, Status: status, Error: errText(runErr),
-		Next: plan.next, NextAttempt: 1, Done: plan.done, Cron: c.task.Cron,
+		Next: next.next, NextAttempt: 1, Done: next.done, Cron: c.task.Cron,
 	}
 	if status != repository.ExecSucceeded && status != repository.ExecSkipped && c.task.Attempt <= c.spec.opts.MaxRetries {
 		// A retry is a pending fire any node may claim, so the claim is not kept.
 		f.Next = n.dbNow().Add(backoff(max(c.task.Attempt, 1), c.spec.opts.RetryBackoff, maxRetryBackoff))
-		f.NextAttempt, f.Done = max(c.task.Attempt, 1)+1, false
-	} else {
-		f.Keep = n.keepFor(f.Next)
+		f.NextAttempt, f.Done, f.Handoff = max(c.task.Attempt, 1)+1, false, true
+	} else if f.Keep = n.keepFor(f.Next); f.Keep && !n.stillMine(c.task) {
+		// The strategy gives the task to a peer now (the live set changed):
+		// the finish itself hands it over, with a wake-up, so the new owner
+		// claims it before its next fire and no extra release is written.
+		f.Keep, f.Handoff = false, true
 	}
 	n.finish(c, f)
+}
+
+// stillMine reports whether the strategy gives t to this node on the
+// current live view, and the node is not leaving.
+func (n *node) stillMine(t repository.Task) bool {
+	return !n.stopping.Load() && n.strat.Accept(n.strategyView(n.liveView()), t, n.self)
 }
 
 // finish writes f through the completer and requeues the task when the
@@ -89,7 +104,8 @@ func (n *node) finish(c *claimed, f repository.Finish) {
 		next := &claimed{task: res.Task, spec: c.spec, index: -1, localAt: n.toLocal(res.Task.NextStartTime), epoch: n.epoch.Load()}
 		n.mu.Lock()
 		held := n.held[c.task.ID] == c
-		mine := held && !n.stopping.Load() && n.strat.Accept(n.strategyView(n.liveView()), res.Task, n.self)
+		// Checked again: the live view may have changed during the write.
+		mine := held && n.stillMine(res.Task)
 		switch {
 		case mine:
 			n.held[c.task.ID] = next
@@ -103,15 +119,16 @@ func (n *node) finish(c *claimed, f repository.Finish) {
 			n.releaseRows(n.bg, []repository.Task{res.Task}, "no longer this node's")
 		}
 	default:
+		if f.Handoff && res.Task.Status == repository.TaskPending {
+			n.stats.handedOff.Add(1)
+		}
 		n.forget(c)
 	}
 }
 
-// keepFor decides whether the finish keeps the claim for the next fire:
-// whenever that fire falls in the fetch window. The finish then requeues
-// it if the strategy still gives the task to this node on the current live
-// set, and otherwise releases it at once with a notification (see finish),
-// so the new owner claims it without waiting for a poll.
+// keepFor decides whether the finish may keep the claim for the next fire:
+// whenever that fire falls in the fetch window (execute then hands it off
+// instead when the strategy gives the task to a peer).
 func (n *node) keepFor(next time.Time) bool {
 	return !n.suspect() && !next.IsZero() && next.Sub(n.dbNow()) <= n.cfg.FetchWindow
 }

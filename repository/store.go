@@ -102,6 +102,11 @@ type Finish struct {
 	// Keep asks to keep the claim for Next (status stays doing, version+1).
 	// The store ignores it when the task was paused or triggered meanwhile.
 	Keep bool
+	// Handoff marks a claim given up for a peer to take (the strategy now
+	// gives the task to another node): when the row ends pending, the
+	// group's listeners are woken so the new owner claims it at once
+	// instead of at its next poll.
+	Handoff bool
 }
 
 // ExecStart is one StartExecutions request.

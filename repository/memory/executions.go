@@ -64,11 +64,15 @@ func (s *Store) Finish(ctx context.Context, fs []repository.Finish) ([]repositor
 	defer s.mu.Unlock()
 	now := s.now()
 	out := make([]repository.FinishResult, len(fs))
+	handedOff := map[string]bool{}
 	for i, f := range fs {
 		t := s.fenced(f.Claim)
 		if t != nil {
 			finishTask(t, f, now)
 			out[i].Task = *t
+			if f.Handoff && t.Status == repository.TaskPending {
+				handedOff[t.Group] = true
+			}
 		} else {
 			out[i].Err = fmt.Errorf("easyjob: finish of task %d at version %d by node %d: %w",
 				f.Claim.ID, f.Claim.Version, f.Claim.NodeID, repository.ErrClaimLost)
@@ -81,6 +85,9 @@ func (s *Store) Finish(ctx context.Context, fs []repository.Finish) ([]repositor
 			}
 			x.FinishedAt, x.Error = now, f.Error
 		}
+	}
+	for g := range handedOff {
+		s.notifyLocked(g)
 	}
 	return out, nil
 }

@@ -22,6 +22,8 @@ import (
 //     (two finishes of one task at different versions stay apart);
 //   - x closes each execution, as 'fenced' when its finish did not apply
 //     (the left join from v to u tells which);
+//   - n wakes the group's listeners when a handed-off row ended pending
+//     (the count in the final WHERE makes the CTE run);
 //   - the final select returns, in batch order, the written task row or
 //     NULLs for a lost fence.
 //
@@ -31,8 +33,8 @@ import (
 // Only the keep branch leaves the task claimed.
 const finishSQL = `WITH v AS (
   SELECT * FROM unnest(?::int[], ?::bigint[], ?::bigint[], ?::bigint[], ?::bigint[], ?::text[], ?::text[],
-    ?::timestamptz[], ?::int[], ?::text[], ?::bool[], ?::bool[])
-    AS v(ord, id, version, node_id, exec_id, status, err, next, attempt, cron, done, keep)
+    ?::timestamptz[], ?::int[], ?::text[], ?::bool[], ?::bool[], ?::bool[])
+    AS v(ord, id, version, node_id, exec_id, status, err, next, attempt, cron, done, keep, handoff)
 ),
 l AS (%s),
 u AS (
@@ -74,8 +76,13 @@ x AS (
   FROM v LEFT JOIN u ON u.ord = v.ord
   WHERE v.exec_id <> 0 AND e.id = v.exec_id AND e.status IN ('running', 'abandoned')
   RETURNING e.id
+),
+n AS (
+  SELECT pg_notify('` + notifyChannel + `', g.group_name) FROM (
+    SELECT DISTINCT u.group_name FROM u JOIN v ON v.ord = u.ord WHERE v.handoff AND u.status = 'pending'
+  ) g
 )
-SELECT %s FROM v LEFT JOIN u ON u.ord = v.ord ORDER BY v.ord`
+SELECT %s FROM v LEFT JOIN u ON u.ord = v.ord WHERE (SELECT count(*) FROM n) >= 0 ORDER BY v.ord`
 
 // Finish applies many finishes in one statement, each with its own fence;
 // results are in the order of fs.
@@ -97,11 +104,13 @@ func (s *Store) Finish(ctx context.Context, fs []repository.Finish) ([]repositor
 		c.cron = append(c.cron, f.Cron)
 		c.done = append(c.done, f.Done)
 		c.keep = append(c.keep, f.Keep)
+		c.handoff = append(c.handoff, f.Handoff)
 	}
 	args := []any{
 		pgdialect.Array(c.ord), pgdialect.Array(c.id), pgdialect.Array(c.version), pgdialect.Array(c.node),
 		pgdialect.Array(c.exec), pgdialect.Array(c.status), pgdialect.Array(c.err), pgdialect.Array(c.next),
 		pgdialect.Array(c.attempt), pgdialect.Array(c.cron), pgdialect.Array(c.done), pgdialect.Array(c.keep),
+		pgdialect.Array(c.handoff),
 	}
 	q := fmt.Sprintf(finishSQL, lockFenced, taskCols("t"), taskCols("u"))
 	got, err := s.db.QueryContext(ctx, q, args...)
@@ -140,7 +149,7 @@ type finishColumns struct {
 	id, version, node, exec []int64
 	status, err, cron       []string
 	next                    []*time.Time
-	done, keep              []bool
+	done, keep, handoff     []bool
 }
 
 // nullTimePtr maps the zero time to a NULL array element.

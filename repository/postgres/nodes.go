@@ -22,7 +22,8 @@ RETURNING ` + nodeCols("n")
 	return nodes[0], nil
 }
 
-// Heartbeat upserts the node by id. A row a peer expired meanwhile (a long
+// Heartbeat upserts the node by id, on the connection set aside for it
+// (see priorityConn). A row a peer expired meanwhile (a long
 // pause) is re-created under the same id, so this node keeps its identity
 // and its claims stay attributable to it.
 func (s *Store) Heartbeat(ctx context.Context, n repository.Node) (repository.Node, error) {
@@ -32,8 +33,8 @@ ON CONFLICT (id) DO UPDATE SET
   group_name = excluded.group_name, name = excluded.name, weight = excluded.weight,
   counts = excluded.counts, heartbeat_at = now(), leaving = excluded.leaving
 RETURNING ` + nodeCols("n")
-	nodes, err := scanNodes(s.db.QueryContext(ctx, q,
-		int64(n.ID), n.Group, n.Name, n.Weight, n.Counts, nullTime(n.StartedAt), n.Leaving))
+	nodes, err := s.prio.nodes(ctx, s.db, q,
+		int64(n.ID), n.Group, n.Name, n.Weight, n.Counts, nullTime(n.StartedAt), n.Leaving)
 	if err != nil {
 		return repository.Node{}, fmt.Errorf("easyjob/postgres: heartbeat node %d: %w", n.ID, err)
 	}
@@ -56,7 +57,7 @@ func (s *Store) LiveNodes(ctx context.Context, group string, within time.Duratio
 WHERE n.group_name = ? AND n.heartbeat_at >= now() - (?::bigint * interval '1 microsecond')
   AND NOT n.leaving
 ORDER BY n.id`
-	nodes, err := scanNodes(s.db.QueryContext(ctx, q, group, micros(within)))
+	nodes, err := s.prio.nodes(ctx, s.db, q, group, micros(within))
 	if err != nil {
 		return nil, fmt.Errorf("easyjob/postgres: live nodes of %q: %w", group, err)
 	}

@@ -26,7 +26,8 @@ const notifyChannel = "easyjob"
 
 // Store is a repository.Store on PostgreSQL. It is safe for concurrent use.
 type Store struct {
-	db *bun.DB
+	db   *bun.DB
+	prio *priorityConn // heartbeats and live views
 	// owned says whether Close closes db: true only when Open created it.
 	owned bool
 }
@@ -76,14 +77,16 @@ func New(db *sql.DB) *Store {
 // NewBun wraps a bun.DB using pgdialect over pgx. The caller owns db: Close
 // does not close it.
 func NewBun(db *bun.DB) *Store {
-	return &Store{db: db}
+	return &Store{db: db, prio: &priorityConn{}}
 }
 
 // DB returns the underlying bun.DB, for tools (the CLI's status queries).
 func (s *Store) DB() *bun.DB { return s.db }
 
-// Close closes the connection pool if Open created it.
+// Close returns the heartbeat connection to the pool and closes the pool
+// if Open created it.
 func (s *Store) Close() error {
+	s.prio.close()
 	if !s.owned {
 		return nil
 	}

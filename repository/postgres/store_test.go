@@ -154,3 +154,47 @@ func TestStartExecutionRacingRecover(t *testing.T) {
 	}
 	t.Logf("%d of 20 starts won invisibly to the recovery (closed by the fenced finish)", leftRunning)
 }
+
+// A node whose pool is exhausted by its own statements still heartbeats
+// and reads the live view: one connection is set aside for them, so a busy
+// node is never taken for dead.
+func TestHeartbeatWhilePoolIsExhausted(t *testing.T) {
+	s := pgtest.OpenStore(t, pgtest.SharedDatabase(t))
+	ctx := context.Background()
+	group := fmt.Sprintf("pg-priority-%d", time.Now().UnixNano())
+	n, err := s.RegisterNode(ctx, group, "busy", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Heartbeat(ctx, n); err != nil {
+		t.Fatal(err)
+	}
+	// Hold every other connection of the pool.
+	var held []interface{ Close() error }
+	t.Cleanup(func() {
+		for _, c := range held {
+			_ = c.Close()
+		}
+	})
+	for {
+		cctx, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
+		c, err := s.DB().Conn(cctx)
+		cancel()
+		if err != nil {
+			break // the pool is exhausted
+		}
+		held = append(held, c)
+		if len(held) > 100 {
+			t.Fatal("the pool never ran out of connections")
+		}
+	}
+	hctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	if _, err := s.Heartbeat(hctx, n); err != nil {
+		t.Fatalf("Heartbeat with the pool exhausted (%d connections held): %v", len(held), err)
+	}
+	live, err := s.LiveNodes(hctx, group, time.Minute)
+	if err != nil || len(live) != 1 {
+		t.Fatalf("LiveNodes with the pool exhausted = %v, %v", live, err)
+	}
+}

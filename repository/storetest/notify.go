@@ -90,7 +90,8 @@ func (e *env) ready(l *listening, group, name string) {
 }
 
 // Listen wakes the group's listeners on registration changes, Release,
-// Recover, Resume and Trigger, not other groups' listeners, and returns
+// Recover, Resume, Trigger and a handed-off Finish, not on a plain Finish
+// nor other groups' listeners, and returns
 // nil when its context ends.
 func testListen(e *env) {
 	n, ok := e.s.(repository.Notifier)
@@ -134,6 +135,12 @@ func testListen(e *env) {
 			e.do("Resume", e.s.Resume, "job")
 		}},
 		{"Trigger", func() { e.do("Trigger", e.s.Trigger, "job") }},
+		{"Finish handing the claim off", func() {
+			t := e.claim(node.ID, e.task("job"))[0]
+			mine.drain()
+			e.finishHeld(repository.Finish{Claim: t.Claim(), Status: repository.ExecSucceeded,
+				Next: e.now().Add(time.Second), Cron: t.Cron, Handoff: true})
+		}},
 	}
 	for _, st := range steps {
 		mine.drain()
@@ -141,6 +148,15 @@ func testListen(e *env) {
 		if !mine.woken(2 * time.Second) {
 			e.t.Errorf("%s did not wake the group's listener", st.what)
 		}
+	}
+	// A plain finish (no hand-off) wakes nobody: every fire would
+	// otherwise wake every node's loader.
+	t := e.claim(node.ID, e.task("job"))[0]
+	mine.drain()
+	e.finishHeld(repository.Finish{Claim: t.Claim(), Status: repository.ExecSucceeded,
+		Next: e.now().Add(time.Hour), Cron: t.Cron})
+	if mine.woken(300 * time.Millisecond) {
+		e.t.Errorf("a Finish without Handoff woke the group's listener")
 	}
 	if k := theirs.drain(); k != 0 {
 		e.t.Errorf("another group's listener woke %d times", k)
