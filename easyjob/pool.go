@@ -16,10 +16,41 @@ type pool struct {
 	mu      sync.Mutex
 	free    int
 	waiting []*claimed
+	settled chan struct{}  // poked when the last waiting claim leaves the queue
 	wg      sync.WaitGroup // job goroutines, until their finish is written
 }
 
-func newPool(n *node, size int) *pool { return &pool{n: n, free: size} }
+func newPool(n *node, size int) *pool {
+	return &pool{n: n, free: size, settled: make(chan struct{}, 1)}
+}
+
+// pokeSettledLocked signals waitSettled once nothing waits for a worker.
+func (p *pool) pokeSettledLocked() {
+	if len(p.waiting) == 0 {
+		select {
+		case p.settled <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// waitSettled returns once no claim waits for a worker, or after limit.
+func (p *pool) waitSettled(ctx context.Context, limit time.Duration) {
+	if !p.hasWaiting() {
+		return
+	}
+	t := time.NewTimer(limit)
+	defer t.Stop()
+	for p.hasWaiting() {
+		select {
+		case <-p.settled:
+		case <-t.C:
+			return
+		case <-ctx.Done():
+			return
+		}
+	}
+}
 
 // submit runs c on a free slot or queues it.
 func (p *pool) submit(c *claimed) {
@@ -42,6 +73,7 @@ func (p *pool) release() {
 		c := p.waiting[0]
 		p.waiting = p.waiting[1:]
 		p.launch(c)
+		p.pokeSettledLocked()
 		return
 	}
 	p.free++
@@ -77,6 +109,7 @@ func (p *pool) expire(cutoff time.Time) []*claimed {
 		}
 	}
 	p.waiting = kept
+	p.pokeSettledLocked()
 	return late
 }
 
@@ -87,6 +120,7 @@ func (p *pool) unwait(c *claimed) {
 	for i, w := range p.waiting {
 		if w == c {
 			p.waiting = append(p.waiting[:i], p.waiting[i+1:]...)
+			p.pokeSettledLocked()
 			return
 		}
 	}
@@ -98,6 +132,7 @@ func (p *pool) drainWaiting() []*claimed {
 	defer p.mu.Unlock()
 	out := p.waiting
 	p.waiting = nil
+	p.pokeSettledLocked()
 	return out
 }
 

@@ -23,6 +23,11 @@ type starter struct {
 // maxStartBatch bounds one StartExecutions statement.
 const maxStartBatch = 1000
 
+// maxStartDefer bounds how long start records wait for the fires queued
+// behind them to get a worker (see run). A parent holds its worker until
+// its start is recorded, so the wait must stay short.
+const maxStartDefer = 20 * time.Millisecond
+
 func newStarter(n *node) *starter {
 	// Buffered so the boss never waits on a statement in flight.
 	return &starter{n: n, in: make(chan []*claimed, 1024), max: maxStartBatch}
@@ -66,6 +71,10 @@ func (s *starter) run(ctx context.Context) {
 				break collect
 			}
 		}
+		// Let the burst start first: these jobs already run and their
+		// records can wait a few milliseconds; the fires queued for a
+		// worker behind them should not wait on this statement for CPU.
+		s.n.pool.waitSettled(ctx, maxStartDefer)
 		k := min(len(pending), s.max)
 		s.start(ctx, pending[:k])
 		pending = append(pending[:0], pending[k:]...)
