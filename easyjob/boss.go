@@ -74,8 +74,8 @@ func (n *node) dispatch(ctx context.Context, c *claimed) bool {
 }
 
 // giveBack closes a started fire that found no free worker in time as
-// skipped and puts the task back to pending at the same fire time, so a
-// peer with a free worker runs it now.
+// skipped and puts the task back to pending at the same fire time, waking
+// the peers, so one with a free worker runs it now.
 func (n *node) giveBack(c *claimed) {
 	if err := n.waitStarted(c); err != nil {
 		n.forget(c)
@@ -85,5 +85,6 @@ func (n *node) giveBack(c *claimed) {
 		Claim: c.task.Claim(), ExecutionID: c.exec.ID, Status: repository.ExecSkipped,
 		Error: "no free worker within the start deadline; fire given back to peers",
 		Next:  c.task.NextStartTime, NextAttempt: max(c.task.Attempt, 1), Cron: c.task.Cron,
+		Handoff: true,
 	})
 }
