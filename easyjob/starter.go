@@ -24,9 +24,13 @@ type starter struct {
 const maxStartBatch = 1000
 
 // maxStartDefer bounds how long start records wait for the fires queued
-// behind them to get a worker (see run). A parent holds its worker until
-// its start is recorded, so the wait must stay short.
-const maxStartDefer = 20 * time.Millisecond
+// behind them to get a worker, and startQuiet is how long after its fire
+// time a burst's records are written at the earliest (see settle). A
+// parent holds its worker until its start is recorded, so both stay short.
+const (
+	maxStartDefer = 20 * time.Millisecond
+	startQuiet    = 15 * time.Millisecond
+)
 
 func newStarter(n *node) *starter {
 	// Buffered so the boss never waits on a statement in flight.
@@ -61,6 +65,7 @@ func (s *starter) run(ctx context.Context) {
 			case cs := <-s.in:
 				pending = append(pending, cs...)
 			}
+			s.settle(ctx, pending[0])
 		}
 	collect:
 		for len(pending) < s.max {
@@ -71,13 +76,22 @@ func (s *starter) run(ctx context.Context) {
 				break collect
 			}
 		}
-		// Let the burst start first: these jobs already run and their
-		// records can wait a few milliseconds; the fires queued for a
-		// worker behind them should not wait on this statement for CPU.
-		s.n.pool.waitSettled(ctx, maxStartDefer)
 		k := min(len(pending), s.max)
 		s.start(ctx, pending[:k])
 		pending = append(pending[:0], pending[k:]...)
+	}
+}
+
+// settle delays the start records of a burst until every fire queued
+// behind it has a worker (at most maxStartDefer) and until startQuiet
+// after its fire time. The jobs already run and do not wait for their
+// records, so the fires lose nothing; the statement no longer takes CPU
+// from the jobs still starting, on this node or on nodes that share its
+// host or its database. The price: a lost claim is noticed that much later.
+func (s *starter) settle(ctx context.Context, first *claimed) {
+	s.n.pool.waitSettled(ctx, maxStartDefer)
+	if wait := time.Until(first.localAt.Add(startQuiet)); wait > 0 {
+		sleep(ctx, wait)
 	}
 }
 
