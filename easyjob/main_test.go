@@ -2,7 +2,9 @@ package easyjob
 
 import (
 	"database/sql"
+	"fmt"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/easyjob-go/easyjob/repository/postgres"
@@ -31,6 +33,25 @@ func pgStoreAdmin(t *testing.T) *sql.DB {
 	return db
 }
 
+// groups names each test run's group: the test's name plus a number that
+// differs between runs of one test (go test -count=N), so a repeated run
+// never sees the rows of an earlier one on the shared database.
+var groups = struct {
+	sync.Mutex
+	byTest map[*testing.T]string
+	runs   map[string]int
+}{byTest: map[*testing.T]string{}, runs: map[string]int{}}
+
+// groupFor returns the group of this run of t (the same on every call).
 func groupFor(t *testing.T) string {
-	return strings.NewReplacer("/", "_", " ", "_").Replace(t.Name())
+	groups.Lock()
+	defer groups.Unlock()
+	if g, ok := groups.byTest[t]; ok {
+		return g
+	}
+	name := strings.NewReplacer("/", "_", " ", "_").Replace(t.Name())
+	groups.runs[name]++
+	g := fmt.Sprintf("%s_%d", name, groups.runs[name])
+	groups.byTest[t] = g
+	return g
 }
