@@ -119,14 +119,7 @@ func startDistribution(t *testing.T, strat string, weights []int, k int) (*ledge
 	for _, w := range weights[1:] {
 		nodes = append(nodes, start(t, Config{Store: store, Group: group, Strategy: strat, Weight: w}, reg))
 	}
-	waitFor(t, 10*time.Second, "all nodes live everywhere", func() bool {
-		for _, n := range nodes {
-			if len(n.n.liveView()) != len(nodes) {
-				return false
-			}
-		}
-		return true
-	})
+	waitAllLive(t, nodes)
 	return &l, nodes
 }
 

@@ -152,6 +152,19 @@ func (tn *testNode) crash(t *testing.T) {
 	tn.stop(t)
 }
 
+// waitAllLive waits until every node's live view holds all of nodes.
+func waitAllLive(t *testing.T, nodes []*testNode) {
+	t.Helper()
+	waitFor(t, 10*time.Second, "all nodes live everywhere", func() bool {
+		for _, n := range nodes {
+			if len(n.n.liveView()) != len(nodes) {
+				return false
+			}
+		}
+		return true
+	})
+}
+
 // waitFor polls cond until it holds or the deadline passes.
 func waitFor(t *testing.T, within time.Duration, what string, cond func() bool) {
 	t.Helper()

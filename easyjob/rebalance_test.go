@@ -29,14 +29,7 @@ func TestJoinHandsOverInFinish(t *testing.T) {
 	// The first node learns of the others from a heartbeat's live view;
 	// from then on each finish hands over, so two seconds later the split
 	// is final.
-	waitFor(t, 10*time.Second, "all nodes live everywhere", func() bool {
-		for _, n := range nodes {
-			if len(n.n.liveView()) != len(nodes) {
-				return false
-			}
-		}
-		return true
-	})
+	waitAllLive(t, nodes)
 	settle := time.Now().Add(2 * time.Second).Truncate(time.Second).Add(time.Second)
 	time.Sleep(time.Until(settle.Add(5 * time.Second))) // the soak: the assertions cover the join
 	end := time.Now()

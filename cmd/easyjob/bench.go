@@ -99,11 +99,9 @@ func benchMain(ctx context.Context, args []string) int {
 		fs.PrintDefaults()
 	}
 	var o benchOpts
-	fs.StringVar(&o.admin, "dsn", envDSN(), "PostgreSQL server (a database is created next to the one named; default $EASYJOB_DSN)")
+	addRunFlags(fs, &o.admin, &o.params)
 	fs.IntVar(&o.nodes, "nodes", 3, "nodes, in this process")
 	procs := fs.Int("procs", 0, "nodes as separate OS processes of this binary (overrides --nodes)")
-	fs.IntVar(&o.params.Tasks, "tasks", 100, "tasks K")
-	addNodeFlags(fs, &o.params)
 	fs.DurationVar(&o.duration, "duration", 30*time.Second, "how long the nodes run")
 	idle := fs.Duration("idle", 10*time.Second, "then measure the idle cost for this long with the same nodes and tasks on a yearly cron (0 = skip)")
 	jsonOut := fs.Bool("json", false, "print JSON instead of a table")

@@ -134,10 +134,8 @@ func chaosMain(ctx context.Context, args []string) int {
 		fs.PrintDefaults()
 	}
 	var o chaosOpts
-	fs.StringVar(&o.admin, "dsn", envDSN(), "PostgreSQL server (a database is created next to the one named; default $EASYJOB_DSN)")
+	addRunFlags(fs, &o.admin, &o.params)
 	fs.IntVar(&o.procs, "procs", 3, "node processes")
-	fs.IntVar(&o.params.Tasks, "tasks", 100, "tasks K")
-	addNodeFlags(fs, &o.params)
 	fs.DurationVar(&o.duration, "duration", 60*time.Second, "run time")
 	fs.DurationVar(&o.warmup, "warmup", 8*time.Second, "time before the first fault")
 	fs.DurationVar(&o.faultEvery, "fault-every", 10*time.Second, "time between faults (kill, freeze[, pg-restart] in turn)")

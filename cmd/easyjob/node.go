@@ -33,6 +33,14 @@ type nodeParams struct {
 	MaxClaims       int
 }
 
+// addRunFlags registers the flags bench and chaos share: the server, the
+// number of tasks and the node tuning.
+func addRunFlags(fs *flag.FlagSet, admin *string, p *nodeParams) {
+	fs.StringVar(admin, "dsn", envDSN(), "PostgreSQL server (a database is created next to the one named; default $EASYJOB_DSN)")
+	fs.IntVar(&p.Tasks, "tasks", 100, "tasks K")
+	addNodeFlags(fs, p)
+}
+
 // addNodeFlags registers the node tuning flags shared by bench, chaos and _node.
 func addNodeFlags(fs *flag.FlagSet, p *nodeParams) {
 	fs.StringVar(&p.Cron, "cron", "* * * * * *", "cron expression of every task (6 fields: leading seconds)")
