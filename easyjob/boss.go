@@ -9,7 +9,7 @@ import (
 
 // boss fires claims from the delay queue: one timer on the earliest fire,
 // no polling. A claim that waits longer than StartDeadline for a worker is
-// released so a peer can run it on time.
+// given back so a peer can run it on time.
 func (n *node) boss(ctx context.Context) {
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
@@ -53,36 +53,35 @@ func (n *node) boss(ctx context.Context) {
 	}
 }
 
-// dispatch fires a due claim: it takes a worker at once and its start is
-// recorded in the pass's batch (it reports true); or it is released when
-// this node must not start it.
-func (n *node) dispatch(ctx context.Context, c *claimed) bool {
-	if !n.isHeld(c) {
+// dispatch fires a due claim: it takes a worker (or waits for one) and
+// its start is recorded in the pass's batch (it reports true); or it is
+// released when this node must not start it.
+func (n *node) dispatch(ctx context.Context, c *claim) bool {
+	if !n.claims.valid(c) {
 		return false
 	}
 	if n.stopping.Load() || n.suspect() {
-		n.release(ctx, []*claimed{c}, "node stopping or silent")
+		n.release(ctx, "node stopping or silent", n.claims.drop(c))
 		return false
 	}
 	// Only the cheap part here: the boss fires every due claim in a row.
-	// The worker computes the next fire (planFire) with this same now.
-	c.foundAt = n.dbNow()
-	c.misfire = misfireFor(c.spec.opts, c.task.NextStartTime, c.foundAt)
-	c.startDone = make(chan struct{})
+	// The worker computes the next fire with this same database time.
+	c.fire(n.dbNow())
 	n.pool.submit(c)
 	return true
 }
 
-// giveBack closes a started fire that found no free worker in time as
+// giveBack closes a fired claim that found no free worker in time as
 // skipped and puts the task back to pending at the same fire time, waking
 // the peers, so one with a free worker runs it now.
-func (n *node) giveBack(c *claimed) {
-	if err := n.waitStarted(c); err != nil {
-		n.forget(c)
+func (n *node) giveBack(c *claim) {
+	exec, err := c.waitStarted(n.bg.Done())
+	if err != nil {
+		n.claims.drop(c)
 		return
 	}
 	n.finish(c, repository.Finish{
-		Claim: c.task.Claim(), ExecutionID: c.exec.ID, Status: repository.ExecSkipped,
+		Claim: c.fence(), ExecutionID: exec.ID, Status: repository.ExecSkipped,
 		Error: "no free worker within the start deadline; fire given back to peers",
 		Next:  c.task.NextStartTime, NextAttempt: max(c.task.Attempt, 1), Cron: c.task.Cron,
 		Handoff: true,

@@ -2,7 +2,7 @@ package easyjob
 
 import (
 	"context"
-	"errors"
+	"sync"
 	"time"
 
 	"github.com/easyjob-go/easyjob/repository"
@@ -21,67 +21,57 @@ func (n *node) runChildren(ctx context.Context, spec *taskSpec, scheduled time.T
 }
 
 // runChild claims one child with a version check, records its execution
-// under the parent's, runs it and its subtree, then finishes it.
+// under the parent's, runs it and its subtree, then finishes it like any
+// fire (finish), never keeping the claim.
 func (n *node) runChild(ctx context.Context, ch *taskSpec, scheduled time.Time, parentExec int64) {
 	now := n.dbNow()
-	if cached := n.child(ch.name); cached.ID != 0 && cached.Cron != "" && cached.NextStartTime.After(now) {
+	if cached := n.children.get(ch.name); cached.ID != 0 && cached.Cron != "" && cached.NextStartTime.After(now) {
 		return // its own cron has not come due: no need to claim it
 	}
 	c, ok := n.claimChild(ctx, ch)
 	if !ok {
 		return
 	}
-	row := c.task
-	sched := n.scheduleFor(row, ch)
+	sched := n.scheduleFor(c.task, ch)
 	if !sched.empty() {
 		// A child with its own cron runs only when that cron came due.
-		if row.NextStartTime.After(now) {
-			n.forget(c)
-			n.releaseRows(n.bg, []repository.Task{row}, "child not due")
-			n.setChild(row.Name, repository.Task{}) // version moved: re-read next time
+		if c.task.NextStartTime.After(now) {
+			n.release(n.bg, "child not due", n.claims.drop(c))
+			n.children.forget(ch.name) // version moved: re-read next time
 			return
 		}
-		scheduled = row.NextStartTime
+		scheduled = c.task.NextStartTime
 	}
-	exec, err := n.store.StartExecution(ctx, row.Claim(), repository.Execution{
+	exec, err := n.store.StartExecution(ctx, c.fence(), repository.Execution{
 		ParentExecutionID: parentExec, ScheduledAt: scheduled, Attempt: 1,
 	})
+	c.setStarted(exec, err)
 	if err != nil {
-		n.forget(c)
+		n.claims.drop(c)
 		n.log.Warn().Err(err).Str("task", ch.name).Msg("easyjob: could not record child start; skipping its subtree")
 		return
 	}
-	status, runErr := n.call(ctx, ch, row, scheduled, row.Claim())
+	status, runErr := n.call(ctx, ch, c.task, scheduled)
 	if status == repository.ExecSucceeded {
 		n.runChildren(ctx, ch, scheduled, exec.ID)
 	}
-	next := row.NextStartTime
+	next := c.task.NextStartTime
 	if t, ok := sched.next(now); ok {
 		next = t
 	}
-	res := n.completer.finish(n.bg, repository.Finish{
-		Claim: row.Claim(), ExecutionID: exec.ID, Status: status, Error: errText(runErr),
-		Next: next, NextAttempt: 1, Cron: row.Cron,
+	res := n.finish(c, repository.Finish{
+		Claim: c.fence(), ExecutionID: exec.ID, Status: status, Error: errText(runErr),
+		Next: next, NextAttempt: 1, Cron: c.task.Cron,
 	})
-	n.forget(c)
-	n.counts.add(time.Now())
-	if res.Err != nil {
-		if errors.Is(res.Err, repository.ErrClaimLost) {
-			n.stats.fenced.Add(1)
-		}
-		n.setChild(ch.name, repository.Task{})
-		n.log.Warn().Err(res.Err).Str("task", ch.name).Msg("easyjob: child finish not applied")
-		return
-	}
-	n.setChild(ch.name, res.Task)
+	n.children.set(ch.name, res.Task) // zero when not applied: re-read next time
 }
 
 // claimChild claims the child row, using the last known version first and
-// re-reading the row once when that is stale. The claim is held (in the
-// held map) before reconcile may look at it.
-func (n *node) claimChild(ctx context.Context, ch *taskSpec) (*claimed, bool) {
+// re-reading the row once when that is stale. The claim is in the claim
+// set before reconcile may look at it.
+func (n *node) claimChild(ctx context.Context, ch *taskSpec) (*claim, bool) {
 	for attempt := 0; attempt < 2; attempt++ {
-		row := n.child(ch.name)
+		row := n.children.get(ch.name)
 		if row.ID == 0 || attempt > 0 {
 			var err error
 			if row, err = n.store.Task(ctx, n.cfg.Group, ch.name); err != nil {
@@ -90,46 +80,59 @@ func (n *node) claimChild(ctx context.Context, ch *taskSpec) (*claimed, bool) {
 			}
 		}
 		if row.Status != repository.TaskPending {
-			n.setChild(ch.name, repository.Task{})
+			n.children.forget(ch.name)
 			if attempt > 0 {
 				n.log.Warn().Str("task", ch.name).Str("status", row.Status.String()).Msg("easyjob: child not pending; skipping it")
 			}
 			continue
 		}
-		if c, ok, err := n.claimOne(ctx, ch, row); err != nil {
+		c, err := n.claimRow(ctx, ch, row)
+		if err != nil {
 			n.log.Warn().Err(err).Str("task", ch.name).Msg("easyjob: could not claim child")
 			return nil, false
-		} else if ok {
+		}
+		if c != nil {
 			return c, true
 		}
-		n.setChild(ch.name, repository.Task{})
+		n.children.forget(ch.name)
 	}
 	return nil, false
 }
 
-// claimOne claims one child row and holds it as running under the claim lock.
-func (n *node) claimOne(ctx context.Context, ch *taskSpec, row repository.Task) (*claimed, bool, error) {
-	n.claimMu.RLock()
-	defer n.claimMu.RUnlock()
-	won, err := n.store.Claim(ctx, n.self, []repository.TaskRef{row.Ref()})
+// claimRow claims one child row and holds it, under the claim gate; nil
+// when a peer or an operator moved the row first.
+func (n *node) claimRow(ctx context.Context, ch *taskSpec, row repository.Task) (*claim, error) {
+	n.claims.gate.RLock()
+	defer n.claims.gate.RUnlock()
+	won, err := n.store.Claim(ctx, n.id(), []repository.TaskRef{row.Ref()})
 	if err != nil || len(won) == 0 {
-		return nil, false, err
+		return nil, err
 	}
-	c := &claimed{task: won[0], spec: ch, index: -1, state: stateRunning, epoch: n.epoch.Load()}
-	n.mu.Lock()
-	n.held[c.task.ID] = c
-	n.mu.Unlock()
-	return c, true, nil
+	c := newClaim(won[0], ch, time.Time{}, n.claims.currentEpoch())
+	n.claims.add(c)
+	return c, nil
 }
 
-func (n *node) child(name string) repository.Task {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	return n.children[name]
+// childRows caches the last known rows of child tasks, so a chain step
+// usually claims its child without reading it first.
+type childRows struct {
+	mu   sync.Mutex
+	rows map[string]repository.Task
 }
 
-func (n *node) setChild(name string, t repository.Task) {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	n.children[name] = t
+func (r *childRows) get(name string) repository.Task {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.rows[name]
 }
+
+func (r *childRows) set(name string, t repository.Task) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.rows == nil {
+		r.rows = map[string]repository.Task{}
+	}
+	r.rows[name] = t
+}
+
+func (r *childRows) forget(name string) { r.set(name, repository.Task{}) }

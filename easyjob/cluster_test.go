@@ -143,16 +143,16 @@ func assertSplit(t *testing.T, l *ledger, nodes []*testNode, want []int) {
 	counts := perNodeSecond(l, settle, settle.Add(4*time.Second))
 	for _, n := range nodes {
 		st := &n.n.stats
-		t.Logf("node %d: claimed %d conflicts %d fired %d fenced %d released %d held %d queue %d", n.n.self,
-			st.claimed.Load(), st.conflicts.Load(), st.fired.Load(), st.fenced.Load(), st.released.Load(), n.n.heldCount(), n.n.queue.len())
+		t.Logf("node %d: claimed %d conflicts %d fired %d fenced %d released %d held %d queue %d", n.n.id(),
+			st.claimed.Load(), st.conflicts.Load(), st.fired.Load(), st.fenced.Load(), st.released.Load(), n.n.claims.len(), n.n.queue.len())
 	}
 	if len(counts) != 5 {
 		t.Fatalf("fires in %d of 5 seconds: %v", len(counts), counts)
 	}
 	for sec, m := range counts {
 		for i, n := range nodes {
-			if got := m[int64(n.n.self)]; got != want[i] {
-				t.Fatalf("second %s: node %d (#%d) ran %d, want %d (all: %v)", sec.Format(time.TimeOnly), n.n.self, i+1, got, want[i], m)
+			if got := m[int64(n.n.id())]; got != want[i] {
+				t.Fatalf("second %s: node %d (#%d) ran %d, want %d (all: %v)", sec.Format(time.TimeOnly), n.n.id(), i+1, got, want[i], m)
 			}
 		}
 	}
@@ -179,7 +179,7 @@ func TestDistributionLeastCount(t *testing.T) {
 	}
 	lo, hi := int(^uint(0)>>1), 0
 	for _, n := range nodes {
-		k := per[int64(n.n.self)]
+		k := per[int64(n.n.id())]
 		lo, hi = min(lo, k), max(hi, k)
 	}
 	t.Logf("least_count fires per node over 20 s: %v", per)

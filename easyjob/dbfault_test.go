@@ -30,7 +30,7 @@ func TestConnectionsCut(t *testing.T) {
 	for _, n := range nodes {
 		select {
 		case err := <-n.done:
-			t.Fatalf("node %d exited: %v", n.n.self, err)
+			t.Fatalf("node %d exited: %v", n.n.id(), err)
 		default:
 		}
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/easyjob-go/easyjob/repository"
 	"github.com/easyjob-go/easyjob/repository/memory"
+	"github.com/easyjob-go/easyjob/strategy"
 )
 
 // Defect 1: the fetch query was inverted (tasks fetched only once long
@@ -44,11 +45,11 @@ func TestDefectRecoverAfterQuietScansAndDeletedRow(t *testing.T) {
 	time.Sleep(1500 * time.Millisecond) // several quiet recover passes (every 200 ms)
 	var held []repository.Task
 	waitFor(t, 5*time.Second, "node b holding claims", func() bool {
-		held, _ = store.HeldBy(context.Background(), b.n.self)
+		held, _ = store.HeldBy(context.Background(), b.n.id())
 		return len(held) > 0
 	})
 	b.crash(t)
-	if err := store.DeleteNode(context.Background(), b.n.self); err != nil {
+	if err := store.DeleteNode(context.Background(), b.n.id()); err != nil {
 		t.Fatal(err)
 	}
 	crashed := time.Now()
@@ -57,11 +58,11 @@ func TestDefectRecoverAfterQuietScansAndDeletedRow(t *testing.T) {
 		mine[h.Name] = true
 	}
 	waitFor(t, 3*time.Second, "the deleted node's tasks fire on the survivor", func() bool {
-		return len(firstFiresAfter(&l, mine, crashed, int64(b.n.self))) == len(mine)
+		return len(firstFiresAfter(&l, mine, crashed, int64(b.n.id()))) == len(mine)
 	})
 	tasks, _ := store.Tasks(context.Background(), "d2")
 	for _, task := range tasks {
-		if task.Status == repository.TaskDoing && task.NodeID == b.n.self {
+		if task.Status == repository.TaskDoing && task.NodeID == b.n.id() {
 			t.Errorf("task %s still held by the deleted node", task.Name)
 		}
 	}
@@ -105,7 +106,7 @@ func TestDefectFullPoolGivesBack(t *testing.T) {
 	waitFor(t, 5*time.Second, "a, b and c fired on the peer", func() bool {
 		on := map[string]bool{}
 		for _, f := range l.snapshot() {
-			if f.node == int64(peer.n.self) {
+			if f.node == int64(peer.n.id()) {
 				on[f.task] = true
 			}
 		}
@@ -124,7 +125,7 @@ func TestDefectRunsWithoutRecovery(t *testing.T) {
 	n := start(t, cfg, func(s *Scheduler) { mustRegister(t, s, "x", "* * * * * *", l.job(nil)) })
 	waitFor(t, 3*time.Second, "fires without recovery", func() bool { return l.count("x") >= 2 })
 	live, _ := store.LiveNodes(context.Background(), "d5", 2*cfg.HeartbeatInterval)
-	if !containsNode(live, n.n.self) {
+	if !strategy.IsLive(live, n.n.id()) {
 		t.Fatal("node not live: heartbeats depend on recovery")
 	}
 }

@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-// delayQueue holds claimed fires ordered by their local fire time. The
+// delayQueue holds claim fires ordered by their local fire time. The
 // boss waits on one timer for the earliest; there is no polling.
 type delayQueue struct {
 	mu      sync.Mutex
@@ -18,7 +18,7 @@ func newDelayQueue() *delayQueue {
 	return &delayQueue{changed: make(chan struct{}, 1)}
 }
 
-func (q *delayQueue) push(c *claimed) {
+func (q *delayQueue) push(c *claim) {
 	q.mu.Lock()
 	heap.Push(&q.h, c)
 	first := q.h[0] == c
@@ -32,7 +32,7 @@ func (q *delayQueue) push(c *claimed) {
 }
 
 // remove takes c out if it is still queued.
-func (q *delayQueue) remove(c *claimed) bool {
+func (q *delayQueue) remove(c *claim) bool {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if c.index < 0 || c.index >= len(q.h) || q.h[c.index] != c {
@@ -44,11 +44,11 @@ func (q *delayQueue) remove(c *claimed) bool {
 
 // popDue removes and returns every item due at local time now, and the
 // local time of the next item (zero when empty).
-func (q *delayQueue) popDue(now time.Time) (due []*claimed, next time.Time) {
+func (q *delayQueue) popDue(now time.Time) (due []*claim, next time.Time) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	for len(q.h) > 0 && !q.h[0].localAt.After(now) {
-		due = append(due, heap.Pop(&q.h).(*claimed))
+		due = append(due, heap.Pop(&q.h).(*claim))
 	}
 	if len(q.h) > 0 {
 		next = q.h[0].localAt
@@ -57,10 +57,10 @@ func (q *delayQueue) popDue(now time.Time) (due []*claimed, next time.Time) {
 }
 
 // drain removes and returns everything.
-func (q *delayQueue) drain() []*claimed {
+func (q *delayQueue) drain() []*claim {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	out := make([]*claimed, len(q.h))
+	out := make([]*claim, len(q.h))
 	for i, c := range q.h {
 		c.index = -1
 		out[i] = c
@@ -75,7 +75,7 @@ func (q *delayQueue) len() int {
 	return len(q.h)
 }
 
-type claimHeap []*claimed
+type claimHeap []*claim
 
 func (h claimHeap) Len() int { return len(h) }
 func (h claimHeap) Less(i, j int) bool {
@@ -89,7 +89,7 @@ func (h claimHeap) Swap(i, j int) {
 	h[i].index, h[j].index = i, j
 }
 func (h *claimHeap) Push(x any) {
-	c := x.(*claimed)
+	c := x.(*claim)
 	c.index = len(*h)
 	*h = append(*h, c)
 }

@@ -12,11 +12,11 @@ import (
 
 var dqT0 = time.Date(2026, 6, 15, 10, 0, 0, 0, time.UTC)
 
-func dqItem(id int64, at time.Duration) *claimed {
-	return &claimed{task: repository.Task{ID: repository.TaskID(id)}, localAt: dqT0.Add(at), index: -1}
+func dqItem(id int64, at time.Duration) *claim {
+	return &claim{task: repository.Task{ID: repository.TaskID(id)}, localAt: dqT0.Add(at), index: -1}
 }
 
-func dqIDs(cs []*claimed) []int64 {
+func dqIDs(cs []*claim) []int64 {
 	out := make([]int64, len(cs))
 	for i, c := range cs {
 		out[i] = int64(c.task.ID)
@@ -86,7 +86,7 @@ func TestDelayQueueOrder(t *testing.T) {
 
 func TestDelayQueueRemove(t *testing.T) {
 	q := newDelayQueue()
-	items := make([]*claimed, 7)
+	items := make([]*claim, 7)
 	for i := range items {
 		items[i] = dqItem(int64(i+1), time.Duration(i)*time.Second)
 		q.push(items[i])
@@ -104,7 +104,7 @@ func TestDelayQueueRemove(t *testing.T) {
 		}
 	}
 	// Never pushed: index 0 must not remove whatever is at 0.
-	stranger := &claimed{task: repository.Task{ID: 99}}
+	stranger := &claim{task: repository.Task{ID: 99}}
 	if q.remove(stranger) {
 		t.Fatal("removed an item that was never queued")
 	}
@@ -125,7 +125,7 @@ func TestDelayQueueRemove(t *testing.T) {
 
 func TestDelayQueueDrain(t *testing.T) {
 	q := newDelayQueue()
-	items := []*claimed{dqItem(1, 3*time.Second), dqItem(2, time.Second), dqItem(3, 2*time.Second)}
+	items := []*claim{dqItem(1, 3*time.Second), dqItem(2, time.Second), dqItem(3, 2*time.Second)}
 	for _, c := range items {
 		q.push(c)
 	}
@@ -244,7 +244,7 @@ func TestDelayQueueConcurrent(t *testing.T) {
 	var wg sync.WaitGroup
 	for p := range pushers {
 		wg.Go(func() {
-			var mine []*claimed
+			var mine []*claim
 			for i := range each {
 				c := dqItem(int64(p*each+i), time.Duration(rand.IntN(2000))*time.Millisecond)
 				q.push(c)

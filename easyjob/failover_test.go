@@ -74,7 +74,7 @@ func TestCrashFailover(t *testing.T) {
 	victimID := nodeOf(&l, "blocker")
 	var victim *testNode
 	for _, n := range nodes {
-		if int64(n.n.self) == victimID {
+		if int64(n.n.id()) == victimID {
 			victim = n
 		}
 	}
@@ -142,7 +142,7 @@ func TestSilentNodeIsFenced(t *testing.T) {
 	var silent atomic.Int64
 	for range 3 {
 		tn := start(t, Config{Store: store, Group: group, Strategy: "id_hash"}, reg)
-		id := int64(tn.n.self)
+		id := int64(tn.n.id())
 		hold := func(context.Context) error {
 			if silent.Load() == id {
 				return errors.New("test: heartbeat held back")
@@ -209,11 +209,11 @@ func TestGracefulStop(t *testing.T) {
 	for range 3 {
 		nodes = append(nodes, start(t, Config{Store: store, Group: group, Strategy: "id_hash"}, everySecond(t, &l, 30)))
 	}
-	waitFor(t, 10*time.Second, "all nodes live", func() bool { return len(nodes[0].n.liveView()) == 3 })
+	waitFor(t, 10*time.Second, "all nodes live", func() bool { return len(nodes[0].n.picker.liveView()) == 3 })
 	time.Sleep(2 * time.Second)
 	began := time.Now()
 	stopped := nodes[1]
-	id := stopped.n.self
+	id := stopped.n.id()
 	stopped.stop(t)
 	time.Sleep(4 * time.Second)
 	assertEachSecondOnce(t, &l, names(30), began.Add(-2*time.Second), time.Now().Add(-time.Second))

@@ -157,7 +157,7 @@ func waitAllLive(t *testing.T, nodes []*testNode) {
 	t.Helper()
 	waitFor(t, 10*time.Second, "all nodes live everywhere", func() bool {
 		for _, n := range nodes {
-			if len(n.n.liveView()) != len(nodes) {
+			if len(n.n.picker.liveView()) != len(nodes) {
 				return false
 			}
 		}

@@ -2,11 +2,9 @@ package easyjob
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	"github.com/easyjob-go/easyjob/repository"
-	"github.com/easyjob-go/easyjob/strategy"
 )
 
 // reconcileEvery: every this many heartbeat intervals the node compares
@@ -25,7 +23,7 @@ func (n *node) heartbeat(ctx context.Context) error {
 	}
 	sent := time.Now()
 	row, err := n.store.Heartbeat(ctx, repository.Node{
-		ID: n.self, Group: n.cfg.Group, Name: n.cfg.NodeName,
+		ID: n.id(), Group: n.cfg.Group, Name: n.cfg.NodeName,
 		Weight: n.cfg.Weight, Counts: n.counts.sum(time.Now()), Leaving: n.stopping.Load(),
 	})
 	if err != nil {
@@ -42,15 +40,11 @@ func (n *node) heartbeat(ctx context.Context) error {
 	beat := n.beats.Add(1)
 	// The live view only steers strategies (recovery reads its own), so it
 	// is refreshed every other beat: well inside LiveAfter, and an idle
-	// node stays under 3 queries per second. least_count reads the peers'
-	// counts from it, which change every second while tasks fire.
-	busyLeast := n.cfg.Strategy == strategy.NameLeastCount && !n.idle.Load()
-	if beat%2 == 1 || busyLeast || len(n.liveView()) == 0 {
-		live, err := n.store.LiveNodes(ctx, n.cfg.Group, n.cfg.LiveAfter)
-		if err != nil {
-			return err
-		}
-		n.setLive(live)
+	// node stays under 3 queries per second. A strategy that reads counts
+	// gets them every beat while tasks fire: they change every second.
+	busyCounts := n.picker.readsCounts && !n.idle.Load()
+	if beat%2 == 1 || busyCounts || len(n.picker.liveView()) == 0 {
+		return n.refreshLive(ctx)
 	}
 	return nil
 }
@@ -80,35 +74,16 @@ func (n *node) watchSilence(ctx context.Context) {
 
 // fenceSelf voids every claim taken before now: the epoch moves on (so a
 // claim of the old epoch never fires, even if a timer or worker runs
-// before the drop below) and every held claim is dropped.
+// before the drop below), queued and waiting claims are released and
+// running jobs' contexts are cancelled.
 func (n *node) fenceSelf(ctx context.Context, why string) {
-	n.epoch.Add(1)
+	n.claims.void()
 	n.log.Error().Dur("dead_after", n.cfg.DeadAfter).Str("why", why).Msg("easyjob: dropping every claim: peers may have taken them")
-	n.dropAll(ctx)
-}
-
-// dropAll abandons every claim held in memory.
-func (n *node) dropAll(ctx context.Context) {
-	var queued []*claimed
-	n.mu.Lock()
-	for _, c := range n.held {
-		switch c.state {
-		case stateRunning:
-			if c.cancel != nil {
-				c.cancel()
-			}
-		default:
-			queued = append(queued, c)
-		}
-	}
-	n.mu.Unlock()
-	for _, c := range queued {
-		n.queue.remove(c)
-		n.pool.unwait(c)
-	}
+	n.pool.cancelAll()
+	idle := append(n.queue.drain(), n.pool.drainWaiting()...)
 	rctx, cancel := context.WithTimeout(ctx, n.cfg.HeartbeatInterval)
 	defer cancel()
-	n.release(rctx, queued, "silent past dead threshold")
+	n.release(rctx, "silent past dead threshold", n.claims.drop(idle...))
 }
 
 // reconcileStep is one pass of the reconcile loop (every heartbeat
@@ -129,30 +104,16 @@ func (n *node) reconcileStep(ctx context.Context) error {
 // hold in memory (a claim whose reply was lost, a run dropped while the
 // database was away): a claimed task is never silently stuck.
 func (n *node) reconcile(ctx context.Context) error {
-	n.claimMu.Lock()
-	defer n.claimMu.Unlock()
-	rows, err := n.store.HeldBy(ctx, n.self)
+	n.claims.gate.Lock()
+	defer n.claims.gate.Unlock()
+	rows, err := n.store.HeldBy(ctx, n.id())
 	if err != nil {
 		n.dirty.Store(true)
 		return err
 	}
-	var stray []repository.Claim
-	n.mu.Lock()
-	for _, r := range rows {
-		if c, ok := n.held[r.ID]; ok && c.task.Version == r.Version {
-			continue
-		}
-		stray = append(stray, r.Claim())
+	if stray := n.claims.strays(rows); len(stray) > 0 {
+		n.log.Warn().Int("claims", len(stray)).Msg("easyjob: releasing claims the node no longer held in memory")
+		n.release(ctx, "not held in memory", stray)
 	}
-	n.mu.Unlock()
-	if len(stray) == 0 {
-		return nil
-	}
-	k, err := n.store.Release(ctx, stray)
-	if err != nil && !errors.Is(err, repository.ErrClaimLost) {
-		n.dirty.Store(true)
-		return err
-	}
-	n.log.Warn().Int("released", k).Msg("easyjob: released claims the node no longer held in memory")
 	return nil
 }

@@ -18,7 +18,7 @@ func (n *node) housekeep(ctx context.Context) error {
 	if n.cfg.HistoryMaxAge <= 0 && n.cfg.HistoryMaxRows <= 0 {
 		return nil
 	}
-	if live := n.liveView(); len(live) > 0 && live[0].ID != n.self {
+	if live := n.picker.liveView(); len(live) > 0 && live[0].ID != n.id() {
 		return nil
 	}
 	k, err := n.store.PruneHistory(ctx, n.cfg.Group, max(n.cfg.HistoryMaxAge, 0), max(n.cfg.HistoryMaxRows, 0))

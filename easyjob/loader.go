@@ -8,25 +8,23 @@ import (
 )
 
 // load is one loader pass: read the due root tasks this node has functions
-// for, keep those the strategy accepts, claim them in one statement and
+// for, keep those the strategy gives it, claim them in one statement and
 // queue the ones won.
 func (n *node) load(ctx context.Context) error {
 	if n.stopping.Load() || n.suspect() {
 		return nil
 	}
-	room := n.cfg.MaxClaims - n.heldCount()
+	room := n.cfg.MaxClaims - n.claims.len()
 	if room <= 0 || len(n.roots) == 0 {
 		return nil
 	}
-	live := n.liveView()
-	if !containsNode(live, n.self) {
+	if !n.picker.isLive() {
 		// No heartbeat view yet (or it is stale): read it now.
-		var err error
-		if live, err = n.store.LiveNodes(ctx, n.cfg.Group, n.cfg.LiveAfter); err != nil {
+		if err := n.refreshLive(ctx); err != nil {
 			return err
 		}
-		n.setLive(live)
 	}
+	live := n.picker.liveView()
 	// Ask for more rows than room: the strategy keeps about 1/len(live).
 	limit := room * max(1, len(live))
 	sent := time.Now()
@@ -43,34 +41,27 @@ func (n *node) load(ctx context.Context) error {
 		// Imminent tasks the strategy gives to others: a peer may have just
 		// left (its claims released with a notification). Judge them on a
 		// fresh live view rather than wait for the next heartbeat's.
-		fresh, err := n.store.LiveNodes(ctx, n.cfg.Group, n.cfg.LiveAfter)
-		if err != nil {
+		if err := n.refreshLive(ctx); err != nil {
 			return err
 		}
-		n.setLive(fresh)
-		refs, _ = n.pick(fresh, due, room)
+		refs, _ = n.pick(n.picker.liveView(), due, room)
 	}
 	return n.claim(ctx, refs)
 }
 
-// pick keeps the due tasks this node claims: those its strategy accepts on
-// live, and those left unclaimed past the steal threshold, so differing
-// views or a node lacking the function cannot starve a task. rejected
+// pick keeps the due tasks this node claims (picker.claims); rejected
 // reports tasks left for others that fire within a poll interval.
 func (n *node) pick(live []repository.Node, due repository.Due, room int) (refs []repository.TaskRef, rejected bool) {
-	view := n.strategyView(live)
+	view := n.picker.view(live)
 	for _, t := range due.Tasks {
 		if len(refs) == room {
 			break
 		}
-		switch {
-		case n.strat.Accept(view, t, n.self):
+		if n.picker.claims(view, t, due.Now) {
 			refs = append(refs, t.Ref())
-		case due.Now.Sub(t.NextStartTime) >= n.cfg.StealAfter && containsNode(live, n.self):
-			refs = append(refs, t.Ref())
-		default:
-			rejected = rejected || t.NextStartTime.Sub(due.Now) < n.cfg.PollInterval
+			continue
 		}
+		rejected = rejected || t.NextStartTime.Sub(due.Now) < n.cfg.PollInterval
 	}
 	return refs, rejected
 }
@@ -86,14 +77,14 @@ func (n *node) loadEvery() time.Duration {
 	return n.cfg.PollInterval
 }
 
-// claim claims refs in one statement and holds what it won.
+// claim claims refs in one statement and queues what it won.
 func (n *node) claim(ctx context.Context, refs []repository.TaskRef) error {
 	if len(refs) == 0 {
 		return nil
 	}
-	n.claimMu.RLock()
-	defer n.claimMu.RUnlock()
-	won, err := n.store.Claim(ctx, n.self, refs)
+	n.claims.gate.RLock()
+	defer n.claims.gate.RUnlock()
+	won, err := n.store.Claim(ctx, n.id(), refs)
 	if err != nil {
 		n.dirty.Store(true)
 		return err
@@ -101,30 +92,28 @@ func (n *node) claim(ctx context.Context, refs []repository.TaskRef) error {
 	n.stats.claimed.Add(int64(len(won)))
 	n.stats.conflicts.Add(int64(len(refs) - len(won)))
 	if n.stopping.Load() {
-		n.releaseRows(ctx, won, "claimed while stopping")
+		n.release(ctx, "claimed while stopping", fencesOf(won))
 		return nil
 	}
-	n.hold(won)
+	epoch := n.claims.currentEpoch()
+	for _, t := range won {
+		spec := n.specs[t.Name]
+		if spec == nil {
+			continue // cannot happen: the loader asks only for names it has; reconcile releases it
+		}
+		c := newClaim(t, spec, n.toLocal(t.NextStartTime), epoch)
+		n.claims.add(c)
+		n.queue.push(c)
+	}
 	return nil
 }
 
-func (n *node) releaseRows(ctx context.Context, rows []repository.Task, why string) {
-	fences := make([]repository.Claim, len(rows))
-	for i, r := range rows {
-		fences[i] = r.Claim()
-	}
-	k, err := n.store.Release(ctx, fences)
-	n.stats.released.Add(int64(k))
+// refreshLive reads the live nodes into the picker's view.
+func (n *node) refreshLive(ctx context.Context) error {
+	live, err := n.store.LiveNodes(ctx, n.cfg.Group, n.cfg.LiveAfter)
 	if err != nil {
-		n.log.Warn().Err(err).Str("why", why).Msg("easyjob: release failed")
+		return err
 	}
-}
-
-func containsNode(live []repository.Node, id repository.NodeID) bool {
-	for _, nd := range live {
-		if nd.ID == id {
-			return true
-		}
-	}
-	return false
+	n.picker.setLive(live)
+	return nil
 }

@@ -4,33 +4,37 @@ import (
 	"context"
 	"testing"
 	"time"
+
+	"github.com/easyjob-go/easyjob/repository"
 )
 
 // waitSettled returns as soon as the last waiting claim leaves the queue,
 // not before, and never later than its limit.
 func TestPoolWaitSettled(t *testing.T) {
-	p := newPool(&node{}, 1)
-	a, b := &claimed{}, &claimed{}
-	p.waiting = []*claimed{a, b}
+	p := newPool(1, context.Background(), func(context.Context, *claim) {})
+	a, b := &claim{}, &claim{}
+	a.wait(time.Now())
+	b.wait(time.Now())
+	p.waiting = []*claim{a, b}
 	done := make(chan struct{})
 	go func() {
 		p.waitSettled(context.Background(), time.Minute)
 		close(done)
 	}()
-	p.unwait(a)
+	p.expire(time.Unix(1, 0)) // nothing waited that long: both stay
 	select {
 	case <-done:
-		t.Fatal("waitSettled returned while a claim still waited")
+		t.Fatal("waitSettled returned while claims still waited")
 	case <-time.After(50 * time.Millisecond):
 	}
-	p.unwait(b)
+	p.drainWaiting()
 	select {
 	case <-done:
 	case <-time.After(5 * time.Second):
 		t.Fatal("waitSettled not woken when the queue emptied")
 	}
 
-	p.waiting = []*claimed{a}
+	p.waiting = []*claim{a}
 	t0 := time.Now()
 	p.waitSettled(context.Background(), 30*time.Millisecond)
 	if waited := time.Since(t0); waited < 30*time.Millisecond {
@@ -39,4 +43,31 @@ func TestPoolWaitSettled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	p.waitSettled(ctx, time.Minute) // returns at once: the context is done
+}
+
+// A slot freed by done goes straight to the oldest waiting claim; a job
+// whose start already failed is cancelled the moment it launches.
+func TestPoolHandsSlotToOldestWaiter(t *testing.T) {
+	ran := make(chan *claim, 3)
+	p := newPool(1, context.Background(), func(ctx context.Context, c *claim) { ran <- c })
+	a, b, c := newClaim(repository.Task{ID: 1}, nil, time.Time{}, 0), newClaim(repository.Task{ID: 2}, nil, time.Time{}, 0), newClaim(repository.Task{ID: 3}, nil, time.Time{}, 0)
+	p.submit(a)
+	p.submit(b)
+	p.submit(c)
+	if got := <-ran; got != a {
+		t.Fatalf("first run = task %d, want 1", got.task.ID)
+	}
+	p.done(a)
+	if got := <-ran; got != b {
+		t.Fatalf("second run = task %d, want 2 (FIFO)", got.task.ID)
+	}
+	p.done(b)
+	if got := <-ran; got != c {
+		t.Fatalf("third run = task %d, want 3", got.task.ID)
+	}
+	p.done(c)
+	p.wait()
+	if p.free != 1 || len(p.running) != 0 {
+		t.Fatalf("after all done: free=%d running=%d, want 1 and 0", p.free, len(p.running))
+	}
 }

@@ -52,8 +52,8 @@ func TestJoinHandsOverInFinish(t *testing.T) {
 	counts := perNodeSecond(&l, settle, settle.Add(3*time.Second))
 	for sec, m := range counts {
 		for _, n := range nodes {
-			if got := m[int64(n.n.self)]; got != k/3 {
-				t.Fatalf("second %s: node %d ran %d, want %d (all: %v)", sec.Format(time.TimeOnly), n.n.self, got, k/3, m)
+			if got := m[int64(n.n.id())]; got != k/3 {
+				t.Fatalf("second %s: node %d ran %d, want %d (all: %v)", sec.Format(time.TimeOnly), n.n.id(), got, k/3, m)
 			}
 		}
 	}

@@ -35,7 +35,7 @@ func (n *node) recoverOrphans(ctx context.Context) error {
 	}
 	var rs []repository.Recovery
 	for _, o := range orphans {
-		if responsible(live, o.DeadNode) != n.self {
+		if responsible(live, o.DeadNode) != n.id() {
 			continue
 		}
 		r := repository.Recovery{Ref: o.Task.Ref(), DeadNode: o.DeadNode}

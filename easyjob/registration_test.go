@@ -64,8 +64,8 @@ func TestNodeWithoutFunctionNeverClaims(t *testing.T) {
 		t.Fatalf("new-only ran %d times", l.count("new-only"))
 	}
 	for _, f := range l.snapshot() {
-		if f.task == "new-only" && f.node == int64(old.n.self) {
-			t.Fatalf("node %d ran new-only without having its function", old.n.self)
+		if f.task == "new-only" && f.node == int64(old.n.id()) {
+			t.Fatalf("node %d ran new-only without having its function", old.n.id())
 		}
 	}
 	_ = fresh

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/adhocore/gronx"
+
+	"github.com/easyjob-go/easyjob/repository"
 )
 
 // schedule is a parsed cron expression bound to a time zone. Expressions
@@ -83,4 +85,18 @@ func (s schedule) prev(t time.Time) (time.Time, bool) {
 		return time.Time{}, false
 	}
 	return p.UTC(), true
+}
+
+// scheduleFor returns the schedule of the row's cron: the registered one,
+// or the row's own when an operator rescheduled the task.
+func (n *node) scheduleFor(t repository.Task, spec *taskSpec) schedule {
+	if t.Cron == spec.cron {
+		return spec.sched
+	}
+	s, err := parseSchedule(t.Cron, spec.opts.Timezone)
+	if err != nil {
+		n.log.Error().Err(err).Str("task", t.Name).Msg("easyjob: stored cron is invalid; using the registered one")
+		return spec.sched
+	}
+	return s
 }

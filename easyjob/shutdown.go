@@ -29,7 +29,7 @@ func (n *node) shutdown(work *sync.WaitGroup, stopBackground func()) {
 	cancel()
 
 	rctx, cancel := context.WithTimeout(n.bg, 5*time.Second)
-	n.release(rctx, n.queue.drain(), "shutdown")
+	n.release(rctx, "shutdown", n.claims.drop(n.queue.drain()...))
 	cancel()
 	for _, c := range n.pool.drainWaiting() {
 		n.pool.track(func() { n.giveBack(c) }) // started, never ran: back to peers
@@ -51,7 +51,7 @@ func (n *node) shutdown(work *sync.WaitGroup, stopBackground func()) {
 
 	dctx, cancel := context.WithTimeout(context.WithoutCancel(n.bg), 5*time.Second)
 	defer cancel()
-	if err := n.store.DeleteNode(dctx, n.self); err != nil {
+	if err := n.store.DeleteNode(dctx, n.id()); err != nil {
 		n.log.Warn().Err(err).Msg("easyjob: could not delete node row; peers will expire it")
 	}
 	n.log.Info().Msg("easyjob: node stopped")

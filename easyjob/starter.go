@@ -5,6 +5,8 @@ import (
 	"errors"
 	"time"
 
+	"github.com/rs/zerolog"
+
 	"github.com/easyjob-go/easyjob/repository"
 )
 
@@ -15,9 +17,13 @@ import (
 // it is silent long enough for peers to recover its tasks (see suspect),
 // and a start that finds the claim lost cancels the job's context at once.
 type starter struct {
-	n   *node
-	in  chan []*claimed // one slice per boss pass: the starter wakes once per burst
-	max int             // claims per statement
+	store repository.ExecutionStore
+	log   zerolog.Logger
+	pool  *pool         // settle waits for the fires queued behind a burst
+	lost  func()        // a write failed or a claim was lost: reconcile soon
+	stats *stats        // fenced starts
+	in    chan []*claim // one slice per boss pass: the starter wakes once per burst
+	max   int           // claims per statement
 }
 
 // maxStartBatch bounds one StartExecutions statement.
@@ -32,13 +38,13 @@ const (
 	startQuiet    = 15 * time.Millisecond
 )
 
-func newStarter(n *node) *starter {
+func newStarter(store repository.ExecutionStore, log zerolog.Logger, p *pool, st *stats, lost func()) *starter {
 	// Buffered so the boss never waits on a statement in flight.
-	return &starter{n: n, in: make(chan []*claimed, 1024), max: maxStartBatch}
+	return &starter{store: store, log: log, pool: p, stats: st, lost: lost, in: make(chan []*claim, 1024), max: maxStartBatch}
 }
 
 // enqueue hands the fires of one boss pass to the starter.
-func (s *starter) enqueue(cs []*claimed) {
+func (s *starter) enqueue(cs []*claim) {
 	if len(cs) > 0 {
 		s.in <- cs
 	}
@@ -47,7 +53,7 @@ func (s *starter) enqueue(cs []*claimed) {
 // run writes batches until ctx is done; starts still queued then fail with
 // errStopped so nothing waits on them forever.
 func (s *starter) run(ctx context.Context) {
-	var pending []*claimed
+	var pending []*claim
 	for {
 		if len(pending) == 0 {
 			select {
@@ -56,7 +62,7 @@ func (s *starter) run(ctx context.Context) {
 					select {
 					case cs := <-s.in:
 						for _, c := range cs {
-							s.n.started(c, repository.Execution{}, errStopped)
+							c.setStarted(repository.Execution{}, errStopped)
 						}
 					default:
 						return
@@ -88,18 +94,18 @@ func (s *starter) run(ctx context.Context) {
 // records, so the fires lose nothing; the statement no longer takes CPU
 // from the jobs still starting, on this node or on nodes that share its
 // host or its database. The price: a lost claim is noticed that much later.
-func (s *starter) settle(ctx context.Context, first *claimed) {
-	s.n.pool.waitSettled(ctx, maxStartDefer)
+func (s *starter) settle(ctx context.Context, first *claim) {
+	s.pool.waitSettled(ctx, maxStartDefer)
 	if wait := time.Until(first.localAt.Add(startQuiet)); wait > 0 {
 		sleep(ctx, wait)
 	}
 }
 
 // start records the starts of batch.
-func (s *starter) start(ctx context.Context, batch []*claimed) {
+func (s *starter) start(ctx context.Context, batch []*claim) {
 	reqs := make([]repository.ExecStart, len(batch))
 	for i, c := range batch {
-		reqs[i] = repository.ExecStart{Claim: c.task.Claim(), Execution: repository.Execution{
+		reqs[i] = repository.ExecStart{Claim: c.fence(), Execution: repository.Execution{
 			ScheduledAt: c.task.NextStartTime, Attempt: max(c.task.Attempt, 1), Misfire: c.misfire,
 		}}
 	}
@@ -109,65 +115,28 @@ func (s *starter) start(ctx context.Context, batch []*claimed) {
 	var res []repository.StartResult
 	var err error
 	for attempt := 1; ; attempt++ {
-		if res, err = s.n.store.StartExecutions(ctx, reqs); err == nil || ctx.Err() != nil {
+		if res, err = s.store.StartExecutions(ctx, reqs); err == nil || ctx.Err() != nil {
 			break
 		}
-		s.n.dirty.Store(true)
+		s.lost()
 		wait := backoff(attempt, 50*time.Millisecond, 2*time.Second)
-		s.n.log.Warn().Err(err).Int("starts", len(reqs)).Dur("retry_in", wait).Msg("easyjob: recording starts failed")
+		s.log.Warn().Err(err).Int("starts", len(reqs)).Dur("retry_in", wait).Msg("easyjob: recording starts failed")
 		if !sleep(ctx, wait) {
 			break
 		}
 	}
 	for i, c := range batch {
-		if err != nil {
-			s.n.started(c, repository.Execution{}, err)
-			continue
+		e, cerr := repository.Execution{}, err
+		if err == nil {
+			e, cerr = res[i].Execution, res[i].Err
 		}
-		s.n.started(c, res[i].Execution, res[i].Err)
-	}
-}
-
-// started publishes the outcome of c's start; a lost claim cancels the job.
-func (n *node) started(c *claimed, e repository.Execution, err error) {
-	n.mu.Lock()
-	c.exec, c.startErr = e, err
-	cancel := c.cancel
-	n.mu.Unlock()
-	if err != nil {
-		if errors.Is(err, repository.ErrClaimLost) {
-			n.stats.fenced.Add(1)
-			n.log.Warn().Str("task", c.task.Name).Msg("easyjob: claim lost at start; cancelling the run")
-		} else {
-			n.log.Warn().Err(err).Str("task", c.task.Name).Msg("easyjob: could not record start; cancelling the run")
+		switch {
+		case errors.Is(cerr, repository.ErrClaimLost):
+			s.stats.fenced.Add(1)
+			s.log.Warn().Str("task", c.task.Name).Msg("easyjob: claim lost at start; cancelling the run")
+		case cerr != nil:
+			s.log.Warn().Err(cerr).Str("task", c.task.Name).Msg("easyjob: could not record start; cancelling the run")
 		}
-		if cancel != nil {
-			cancel()
-		}
-	}
-	close(c.startDone)
-}
-
-// waitStarted waits for c's start record and returns its error.
-func (n *node) waitStarted(c *claimed) error {
-	select {
-	case <-c.startDone:
-	case <-n.bg.Done(): // the starter is gone: this start will never be written
-		return errStopped
-	}
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	return c.startErr
-}
-
-// startFailed reports, without waiting, that c's start already failed.
-func (n *node) startFailed(c *claimed) bool {
-	select {
-	case <-c.startDone:
-		n.mu.Lock()
-		defer n.mu.Unlock()
-		return c.startErr != nil
-	default:
-		return false
+		c.setStarted(e, cerr)
 	}
 }

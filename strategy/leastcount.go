@@ -12,8 +12,18 @@ const NameLeastCount = "least_count"
 // most the average or within 5 % of the minimum: without that slack
 // the single least node would take every task at once, overshoot, and hand
 // them all to the next, instead of settling on an even split. It rejects
-// when self is not live.
-var LeastCount = Func(acceptLeastCount)
+// when self is not live. It is a [CountReader].
+var LeastCount Strategy = leastCount{}
+
+type leastCount struct{}
+
+// Accept implements [Strategy].
+func (leastCount) Accept(live []repository.Node, task repository.Task, self repository.NodeID) bool {
+	return acceptLeastCount(live, task, self)
+}
+
+// ReadsCounts implements [CountReader]: LeastCount balances on Node.Counts.
+func (leastCount) ReadsCounts() bool { return true }
 
 // tieLimit returns the highest count that still ties for least.
 func tieLimit(live []repository.Node) int64 {

@@ -24,7 +24,7 @@ var registry = struct {
 }{byName: map[string]Strategy{
 	NameDefault:    Func(acceptDefault),
 	NameIDHash:     Func(acceptIDHash),
-	NameLeastCount: Func(acceptLeastCount),
+	NameLeastCount: LeastCount,
 	NameWeight:     Func(acceptWeight),
 }}
 

@@ -17,6 +17,27 @@ func (f Func) Accept(live []repository.Node, task repository.Task, self reposito
 	return f(live, task, self)
 }
 
+// CountReader is implemented by strategies that read [repository.Node]
+// Counts (such as [LeastCount]). The runtime asks it instead of knowing
+// strategies by name: while it fires tasks it refreshes the peers' counts
+// on every heartbeat, and it passes its own count fresh from memory, since
+// a heartbeat-old own count makes such a strategy overshoot.
+type CountReader interface {
+	Strategy
+	ReadsCounts() bool
+}
+
+// ReadsCounts reports whether s reads Node.Counts (see [CountReader]).
+func ReadsCounts(s Strategy) bool {
+	r, ok := s.(CountReader)
+	return ok && r.ReadsCounts()
+}
+
+// IsLive reports whether self is in live.
+func IsLive(live []repository.Node, self repository.NodeID) bool {
+	return rowIndex(live, self) >= 0
+}
+
 // rowIndex returns the 0-based index of self in live (its row number
 // minus one), or -1 when self is not live.
 func rowIndex(live []repository.Node, self repository.NodeID) int {

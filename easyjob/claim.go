@@ -1,0 +1,117 @@
+package easyjob
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/easyjob-go/easyjob/repository"
+)
+
+// claim is one claim this node holds in memory, from the claim statement
+// to its finish: queued in the delay queue, waiting for a worker, running.
+// It owns the state of that life: its fence, the epoch it was taken in,
+// the outcome of its start record and the cancel of its run.
+type claim struct {
+	task    repository.Task // the row as claimed: ID, Version and NodeID are the fence
+	spec    *taskSpec
+	localAt time.Time // local fire time (database time minus clock offset)
+	epoch   int64     // claimSet epoch when claimed: a silence since voids it
+	index   int       // position in the delay queue, -1 when not queued (the queue's lock)
+
+	// Set by the boss when it fires the claim, read-only afterwards.
+	foundAt time.Time                // database time the fire was found due
+	misfire repository.MisfirePolicy // "" when on time
+
+	mu       sync.Mutex
+	waitFrom time.Time          // when it began to wait for a worker
+	cancel   context.CancelFunc // set while its job runs
+	started  chan struct{}      // closed once the start record's outcome is known
+	exec     repository.Execution
+	startErr error
+}
+
+func newClaim(t repository.Task, spec *taskSpec, localAt time.Time, epoch int64) *claim {
+	return &claim{task: t, spec: spec, localAt: localAt, epoch: epoch, index: -1, started: make(chan struct{})}
+}
+
+// fence is what every write that depends on this claim carries.
+func (c *claim) fence() repository.Claim { return c.task.Claim() }
+
+// fire marks the claim fired at database time now.
+func (c *claim) fire(now time.Time) {
+	c.foundAt = now
+	c.misfire = misfireFor(c.spec.opts, c.task.NextStartTime, now)
+}
+
+// wait records that the claim waits for a worker since at.
+func (c *claim) wait(at time.Time) {
+	c.mu.Lock()
+	c.waitFrom = at
+	c.mu.Unlock()
+}
+
+func (c *claim) waitingSince() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.waitFrom
+}
+
+// run records the cancel of the job's context. When the start already
+// failed the job is cancelled at once.
+func (c *claim) run(cancel context.CancelFunc) {
+	c.mu.Lock()
+	c.cancel = cancel
+	failed := c.startErr != nil
+	c.mu.Unlock()
+	if failed {
+		cancel()
+	}
+}
+
+// stop cancels the job's context if it runs.
+func (c *claim) stop() {
+	c.mu.Lock()
+	cancel := c.cancel
+	c.mu.Unlock()
+	if cancel != nil {
+		cancel()
+	}
+}
+
+// setStarted publishes the outcome of the start record; a failed start
+// cancels the job: the claim is lost or unrecorded, the fire is not ours.
+func (c *claim) setStarted(e repository.Execution, err error) {
+	c.mu.Lock()
+	c.exec, c.startErr = e, err
+	c.mu.Unlock()
+	if err != nil {
+		c.stop()
+	}
+	close(c.started)
+}
+
+// waitStarted waits for the start record's outcome, or for stop (the
+// starter is gone, so it will never come).
+func (c *claim) waitStarted(stop <-chan struct{}) (repository.Execution, error) {
+	select {
+	case <-c.started:
+	case <-stop:
+		return repository.Execution{}, errStopped
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.exec, c.startErr
+}
+
+// startFailed reports, without waiting, that the start already failed.
+func (c *claim) startFailed() bool {
+	select {
+	case <-c.started:
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		return c.startErr != nil
+	default:
+		return false
+	}
+}

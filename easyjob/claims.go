@@ -1,0 +1,102 @@
+package easyjob
+
+import (
+	"sync"
+	"sync/atomic"
+
+	"github.com/easyjob-go/easyjob/repository"
+)
+
+// claimSet is the set of claims this node holds, one per task, and the
+// epoch they were taken in. The epoch moves on each silence past the dead
+// threshold: a claim of an older epoch is void (peers may have recovered
+// its task) and never fires.
+type claimSet struct {
+	// gate orders claims against reconcile: a claimer holds it shared from
+	// its claim (or renewing finish) statement until the set is updated;
+	// reconcile holds it exclusively, so it never releases a row whose
+	// claim is about to be held.
+	gate sync.RWMutex
+
+	mu    sync.Mutex
+	held  map[repository.TaskID]*claim
+	epoch atomic.Int64
+}
+
+func newClaimSet() *claimSet {
+	return &claimSet{held: map[repository.TaskID]*claim{}}
+}
+
+// currentEpoch is the epoch new claims are taken in.
+func (s *claimSet) currentEpoch() int64 { return s.epoch.Load() }
+
+// void starts a new epoch: every claim held so far is void.
+func (s *claimSet) void() { s.epoch.Add(1) }
+
+// add holds c as its task's claim.
+func (s *claimSet) add(c *claim) {
+	s.mu.Lock()
+	s.held[c.task.ID] = c
+	s.mu.Unlock()
+}
+
+// drop forgets the given claims (those still held) and returns the fences
+// of all of them, for a release.
+func (s *claimSet) drop(cs ...*claim) []repository.Claim {
+	fences := make([]repository.Claim, 0, len(cs))
+	s.mu.Lock()
+	for _, c := range cs {
+		if s.held[c.task.ID] == c {
+			delete(s.held, c.task.ID)
+		}
+		fences = append(fences, c.fence())
+	}
+	s.mu.Unlock()
+	return fences
+}
+
+// valid reports whether c is still its task's claim, taken in the
+// current epoch.
+func (s *claimSet) valid(c *claim) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.held[c.task.ID] == c && c.epoch == s.epoch.Load()
+}
+
+// renew replaces c by next, the claim a finish kept for the task's next
+// fire, when c is still held and keep (called under the set's lock)
+// agrees; otherwise it forgets c. It reports whether next is held.
+func (s *claimSet) renew(c, next *claim, keep func() bool) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.held[c.task.ID] != c {
+		return false
+	}
+	if keep() {
+		s.held[c.task.ID] = next
+		return true
+	}
+	delete(s.held, c.task.ID)
+	return false
+}
+
+func (s *claimSet) len() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.held)
+}
+
+// strays returns the fences of rows claimed by this node in the database
+// that it does not hold at that version.
+func (s *claimSet) strays(rows []repository.Task) []repository.Claim {
+	var out []repository.Claim
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, r := range rows {
+		if c, ok := s.held[r.ID]; ok && c.task.Version == r.Version {
+			continue
+		}
+		out = append(out, r.Claim())
+	}
+	return out
+}

@@ -1,0 +1,117 @@
+package easyjob
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/easyjob-go/easyjob/repository"
+)
+
+// maxRetryBackoff caps the exponential retry backoff.
+const maxRetryBackoff = 10 * time.Minute
+
+// outcome is the finish of a root fire: the next fire as planned, a retry
+// when the run failed and retries are left, and whether the claim is kept
+// for the next fire or handed to a peer.
+func (n *node) outcome(c *claim, execID int64, status repository.ExecStatus, runErr error, next firePlan) repository.Finish {
+	f := repository.Finish{
+		Claim: c.fence(), ExecutionID: execID, Status: status, Error: errText(runErr),
+		Next: next.next, NextAttempt: 1, Done: next.done, Cron: c.task.Cron,
+	}
+	attempt := max(c.task.Attempt, 1)
+	switch {
+	case status != repository.ExecSucceeded && status != repository.ExecSkipped && c.task.Attempt <= c.spec.opts.MaxRetries:
+		// A retry is a pending fire any node may claim, so the claim is not kept.
+		f.Next = n.dbNow().Add(backoff(attempt, c.spec.opts.RetryBackoff, maxRetryBackoff))
+		f.NextAttempt, f.Done, f.Handoff = attempt+1, false, true
+	case !n.keepFor(f.Next):
+	case !n.stillMine(c.task):
+		// The strategy gives the task to a peer now (the live set changed):
+		// the finish itself hands it over, with a wake-up, so the new owner
+		// claims it before its next fire and no extra release is written.
+		f.Handoff = true
+	default:
+		f.Keep = true
+	}
+	return f
+}
+
+// keepFor reports whether a finish may keep the claim for a next fire at
+// next: when that fire falls in the fetch window and the node is healthy.
+func (n *node) keepFor(next time.Time) bool {
+	return !n.suspect() && !next.IsZero() && next.Sub(n.dbNow()) <= n.cfg.FetchWindow
+}
+
+// stillMine reports whether the strategy gives t to this node on the
+// current live view, and the node is not leaving.
+func (n *node) stillMine(t repository.Task) bool {
+	return !n.stopping.Load() && n.picker.keeps(t)
+}
+
+// finish writes f, the finish of claim c (a root fire or a chain child),
+// through the completer and settles c by the result: a claim the write
+// kept is queued again for its next fire; any other is forgotten.
+func (n *node) finish(c *claim, f repository.Finish) repository.FinishResult {
+	// A kept claim is renewed at version+1 by this write: reconcile must not
+	// compare the row with the claim set between the write and the renewal
+	// below, or it would release a claim this node still holds.
+	n.claims.gate.RLock()
+	defer n.claims.gate.RUnlock()
+	res := n.completer.finish(n.bg, f)
+	n.counts.add(time.Now())
+	switch {
+	case errors.Is(res.Err, repository.ErrClaimLost):
+		// Fenced, or a retry of a finish whose first reply was lost: then
+		// the row may still name this node, which reconcile sorts out.
+		n.dirty.Store(true)
+		n.stats.fenced.Add(1)
+		n.claims.drop(c)
+		n.log.Warn().Str("task", c.task.Name).Msg("easyjob: finish fenced: the claim was lost while running; result recorded, not applied")
+	case res.Err != nil:
+		n.dirty.Store(true)
+		n.claims.drop(c)
+		n.log.Error().Err(res.Err).Str("task", c.task.Name).Msg("easyjob: finish not written")
+	case res.Task.Status == repository.TaskDoing && res.Task.NodeID == n.id():
+		next := newClaim(res.Task, c.spec, n.toLocal(res.Task.NextStartTime), n.claims.currentEpoch())
+		// Checked again: the live view may have changed during the write.
+		if n.claims.renew(c, next, func() bool { return n.stillMine(res.Task) }) {
+			n.queue.push(next)
+		} else {
+			n.release(n.bg, "no longer this node's", []repository.Claim{res.Task.Claim()})
+		}
+	default:
+		if f.Handoff && res.Task.Status == repository.TaskPending {
+			n.stats.handedOff.Add(1)
+		}
+		n.claims.drop(c)
+	}
+	return res
+}
+
+// release puts claims back to pending, each fenced, so peers can take
+// them. It is the one way this node gives up claims; a failure is not
+// fatal (reconcile or recovery returns them later) but makes reconcile run
+// soon. Callers forget held claims first (claimSet.drop).
+func (n *node) release(ctx context.Context, why string, fences []repository.Claim) {
+	if len(fences) == 0 {
+		return
+	}
+	k, err := n.store.Release(ctx, fences)
+	n.stats.released.Add(int64(k))
+	if err != nil && !errors.Is(err, repository.ErrClaimLost) {
+		n.dirty.Store(true)
+		n.log.Warn().Err(err).Int("claims", len(fences)).Str("why", why).Msg("easyjob: release failed")
+		return
+	}
+	n.log.Debug().Int("claims", k).Str("why", why).Msg("easyjob: released claims")
+}
+
+// fencesOf returns the fences of claimed rows.
+func fencesOf(rows []repository.Task) []repository.Claim {
+	out := make([]repository.Claim, len(rows))
+	for i, r := range rows {
+		out[i] = r.Claim()
+	}
+	return out
+}

@@ -1,0 +1,9 @@
+package easyjob
+
+import "sync/atomic"
+
+// stats are counters for status output and tests.
+type stats struct {
+	claimed, conflicts, fired, fenced, released atomic.Int64
+	handedOff                                   atomic.Int64 // claims given up by a finish for a peer
+}
