@@ -32,11 +32,18 @@ func (n *node) call(ctx context.Context, spec *taskSpec, t repository.Task, sche
 		return spec.fn(ctx)
 	}()
 	switch {
+	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+		// The deadline passed before the job returned: timed out, whatever
+		// it returned (a job that ignores its context and returns nil late
+		// did not succeed within its timeout).
+		status = repository.ExecTimedOut
+		if err == nil {
+			err = fmt.Errorf("timed out after %v: the job returned after its deadline, ignoring its context", spec.opts.Timeout)
+		} else {
+			err = fmt.Errorf("timed out after %v: %w", spec.opts.Timeout, err)
+		}
 	case err == nil:
 		status = repository.ExecSucceeded
-	case errors.Is(ctx.Err(), context.DeadlineExceeded):
-		status = repository.ExecTimedOut
-		err = fmt.Errorf("timed out after %v: %w", spec.opts.Timeout, err)
 	default:
 		status = repository.ExecFailed
 	}

@@ -27,9 +27,13 @@ func (n *node) heartbeat(ctx context.Context) error {
 		Weight: n.cfg.Weight, Counts: n.counts.sum(time.Now()), Leaving: n.stopping.Load(),
 	})
 	if err != nil {
+		n.seenSince.Store(0)
 		return err
 	}
 	n.offset.observe(sent, time.Now(), row.HeartbeatAt)
+	if last := n.lastBeat.Load(); n.seenSince.Load() == 0 || sent.Sub(time.Unix(0, last)) > 2*n.cfg.HeartbeatInterval {
+		n.seenSince.Store(sent.UnixNano())
+	}
 	if n.suspect() {
 		// Back after a silence (a pause, a partition, a frozen process):
 		// void every claim before this beat makes the node look healthy
@@ -49,18 +53,34 @@ func (n *node) heartbeat(ctx context.Context) error {
 	return nil
 }
 
+// sawDatabaseFor reports whether this node has seen the database, beat
+// after beat, for at least d. Death is judged only then: a peer's stale
+// heartbeat is evidence of its death only if this node could have seen a
+// fresh one. After an outage every node's heartbeat is stale, and the one
+// that reconnects first must not recover the others' tasks (whose fires
+// they may have run, unrecorded, during the outage) before they had the
+// chance to beat again.
+func (n *node) sawDatabaseFor(d time.Duration) bool {
+	since := n.seenSince.Load()
+	return since != 0 && time.Since(time.Unix(0, since)) >= d
+}
+
 // watchSilence drops every claim once the node has been silent long enough
 // that peers may take its tasks: queued claims are removed (and released
 // where the fence still holds), running jobs' contexts are cancelled.
 func (n *node) watchSilence(ctx context.Context) {
-	tick := time.NewTicker(max(n.cfg.HeartbeatInterval/4, 10*time.Millisecond))
-	defer tick.Stop()
+	// One timer on the moment the node turns suspect (each beat moves it
+	// on), not a periodic tick: running jobs are cancelled on that moment,
+	// and a frozen process that resumes finds this timer among the first
+	// expired ones.
+	t := time.NewTimer(0)
+	defer t.Stop()
 	dropped := false
 	for {
 		select {
 		case <-ctx.Done():
 			return
-		case <-tick.C:
+		case <-t.C:
 		}
 		switch s := n.suspect(); {
 		case s && !dropped:
@@ -69,6 +89,11 @@ func (n *node) watchSilence(ctx context.Context) {
 		case !s:
 			dropped = false
 		}
+		wait := n.cfg.HeartbeatInterval
+		if at, ok := n.silentAt(); ok && !dropped {
+			wait = min(wait, time.Until(at)+time.Millisecond)
+		}
+		t.Reset(max(wait, time.Millisecond))
 	}
 }
 

@@ -9,7 +9,7 @@ import (
 
 // loop runs step every interval (or at once when wake fires) until ctx is
 // done. A failing step is logged and retried with exponential backoff
-// capped at twice the interval (at least 1 s): a loop never dies silently and never spins. A
+// capped at the interval (at least 1 s): a loop never dies silently and never spins. A
 // panicking step is logged and treated as a failure.
 func loop(ctx context.Context, log zerolog.Logger, name string, interval time.Duration, wake <-chan struct{}, step func(context.Context) error) {
 	loopEvery(ctx, log, name, func() time.Duration { return interval }, wake, step)
@@ -17,9 +17,10 @@ func loop(ctx context.Context, log zerolog.Logger, name string, interval time.Du
 
 // loopEvery is loop with an interval read after each successful step.
 func loopEvery(ctx context.Context, log zerolog.Logger, name string, every func() time.Duration, wake <-chan struct{}, step func(context.Context) error) {
-	// Retries back off, but never far beyond the interval: a heartbeat
-	// that failed must come back within a couple of intervals.
-	maxBackoff := max(2*every(), time.Second)
+	// Retries back off, but never beyond the interval (or 1 s): a heartbeat
+	// that failed must come back within one interval of the database, or
+	// its peers, judging it after an outage, would find it silent.
+	maxBackoff := max(every(), time.Second)
 	failures := 0
 	timer := time.NewTimer(0) // first pass at once
 	defer timer.Stop()

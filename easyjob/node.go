@@ -36,12 +36,13 @@ type node struct {
 	recoverPasses  int // owned by the recover loop
 	reconcileTicks int // owned by the reconcile loop
 
-	lastBeat atomic.Int64    // unix nanos (local) when the last good heartbeat was sent
-	stopping atomic.Bool     // shutdown began: claim nothing more, keep nothing
-	idle     atomic.Bool     // the last loader pass found nothing due
-	dirty    atomic.Bool     // a claim-related write failed: reconcile soon
-	bg       context.Context // lives until the final clean-up; for store writes
-	wake     chan struct{}   // pokes the loader
+	lastBeat  atomic.Int64    // unix nanos (local) when the last good heartbeat was sent
+	seenSince atomic.Int64    // unix nanos (local) since when heartbeats succeed without a gap; 0 after a failure
+	stopping  atomic.Bool     // shutdown began: claim nothing more, keep nothing
+	idle      atomic.Bool     // the last loader pass found nothing due
+	dirty     atomic.Bool     // a claim-related write failed: reconcile soon
+	bg        context.Context // lives until the final clean-up; for store writes
+	wake      chan struct{}   // pokes the loader
 
 	queue     *delayQueue
 	pool      *pool
@@ -96,11 +97,18 @@ func (n *node) poke() {
 // The margin of half a heartbeat keeps it on the safe side of the peers'
 // dead threshold.
 func (n *node) suspect() bool {
+	at, ok := n.silentAt()
+	return ok && time.Now().After(at)
+}
+
+// silentAt is the local time from which the node is suspect unless it
+// heartbeats again first.
+func (n *node) silentAt() (time.Time, bool) {
 	last := n.lastBeat.Load()
 	if last == 0 {
-		return false
+		return time.Time{}, false
 	}
-	return time.Since(time.Unix(0, last)) > n.cfg.DeadAfter-n.cfg.HeartbeatInterval/2
+	return time.Unix(0, last).Add(n.cfg.DeadAfter - n.cfg.HeartbeatInterval/2), true
 }
 
 // run registers the node and its tasks, runs the loops until ctx is done,

@@ -12,9 +12,10 @@ const expireEvery = 60
 
 // recoverOrphans is one recover pass: find doing tasks whose node is dead
 // or gone; for each, only the next-higher live node after the dead owner
-// (wrapping to the lowest) resets it, with a version check.
+// (wrapping to the lowest) resets it, with a version check. A node judges
+// only once it has seen the database for DeadAfter (sawDatabaseFor).
 func (n *node) recoverOrphans(ctx context.Context) error {
-	if n.stopping.Load() || n.suspect() {
+	if n.stopping.Load() || n.suspect() || !n.sawDatabaseFor(n.cfg.DeadAfter) {
 		return nil
 	}
 	n.recoverPasses++

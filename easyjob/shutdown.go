@@ -6,6 +6,12 @@ import (
 	"time"
 )
 
+// abandonAfter bounds the wait for jobs after their contexts were
+// cancelled at the end of the shutdown grace: Run returns at most
+// ShutdownGrace + abandonAfter after its context is done (plus a few
+// bounded writes).
+const abandonAfter = 2 * time.Second
+
 // shutdown stops the node in this order, so that nothing it held is stuck
 // and peers take over at once:
 //
@@ -14,7 +20,10 @@ import (
 //  2. release every queued claim in one statement, and give back fires
 //     that were started but wait for a worker, so peers fire them on time;
 //  3. let running jobs finish within ShutdownGrace, then cancel their
-//     contexts and wait for them (their results are still recorded);
+//     contexts and wait for them (their results are still recorded) at
+//     most abandonAfter more: a job that ignores its context is left
+//     running, unrecorded, and its claim to peers' recovery (at least
+//     once: they re-run the fire and mark its execution abandoned);
 //  4. stop the completer and the heartbeat;
 //  5. delete the node row so peers rebalance immediately.
 func (n *node) shutdown(work *sync.WaitGroup, stopBackground func()) {
@@ -43,7 +52,13 @@ func (n *node) shutdown(work *sync.WaitGroup, stopBackground func()) {
 	case <-grace.C:
 		n.log.Warn().Dur("grace", n.cfg.ShutdownGrace).Msg("easyjob: shutdown grace over; cancelling running jobs")
 		n.pool.cancelAll()
-		<-done
+		abandon := time.NewTimer(abandonAfter)
+		select {
+		case <-done:
+		case <-abandon.C:
+			n.log.Error().Dur("waited", abandonAfter).Msg("easyjob: jobs ignore their cancelled context; leaving them to peers' recovery")
+		}
+		abandon.Stop()
 	}
 	grace.Stop()
 
