@@ -3,15 +3,34 @@ GO ?= go
 EASYJOB_TEST_DSN ?= postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable
 export EASYJOB_TEST_DSN
 
-.PHONY: test lint bench bench-store chaos quickstart
+.PHONY: test lint lint-install bench bench-store chaos quickstart
 
 test: lint
 	$(GO) test -race -count=1 -timeout 15m ./...
 
-lint:
-	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+# golangci-lint v2 (config: .golangci.yml). It is taken from PATH or from
+# where `go install` puts binaries, and `make lint-install` installs it
+# there when neither has a v2.
+GOLANGCI_LINT_VERSION := v2.15.0
+GO_BIN_DIR := $(or $(shell $(GO) env GOBIN),$(firstword $(subst :, ,$(shell $(GO) env GOPATH)))/bin)
+# Shell snippet: sets gl to a golangci-lint v2 binary, or to "" if none.
+find_golangci_lint = gl=; for c in "$$(command -v golangci-lint)" "$(GO_BIN_DIR)/golangci-lint"; do \
+	  if [ -x "$$c" ] && "$$c" version 2>/dev/null | grep -Eq 'version v?2\.'; then gl=$$c; break; fi; done
+
+lint-install:
+	@$(find_golangci_lint); if [ -z "$$gl" ]; then \
+	  echo "installing golangci-lint $(GOLANGCI_LINT_VERSION) into $(GO_BIN_DIR)"; \
+	  $(GO) install github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$(GOLANGCI_LINT_VERSION); \
+	fi
+
+# gofmt, go vet, go.mod/go.sum tidy, then golangci-lint.
+lint: lint-install
+	@files=$$(git ls-files -co --exclude-standard -- '*.go' 2>/dev/null || find . -name '*.go'); \
+	  out=$$(for f in $$files; do [ ! -f "$$f" ] || echo "$$f"; done | xargs -r gofmt -l); \
 	  if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
+	@$(GO) mod tidy -diff || { echo "go.mod/go.sum are not tidy: run 'go mod tidy'"; exit 1; }
+	@$(find_golangci_lint); echo "$$gl run ./..."; "$$gl" run ./...
 
 # Short end-to-end benchmark (< 60 s): 3 node processes x 1000 every-second
 # tasks, then an idle phase. Prints lag, fires/s, round trips, CPU, memory.

@@ -22,6 +22,15 @@ import (
 )
 
 func main() {
+	if err := run(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+}
+
+// run is main's body; it returns its error so that its defers run before
+// main exits.
+func run() error {
 	logger := zerolog.New(zerolog.ConsoleWriter{Out: os.Stderr, TimeFormat: time.TimeOnly}).With().Timestamp().Logger()
 	dsn := os.Getenv("EASYJOB_DSN")
 	if dsn == "" {
@@ -38,21 +47,18 @@ func main() {
 			return nil
 		}
 	}
-	must(easyjob.Register("step1", "*/10 * * * * *", step("step1"), easyjob.Timeout(5*time.Second)))
-	must(easyjob.Register("step2", "", step("step2"), easyjob.Parent("step1")))
-	must(easyjob.Register("step3", "", step("step3"), easyjob.Parent("step2")))
-	must(easyjob.Register("step4", "", step("step4"), easyjob.Parent("step3")))
-
-	err := easyjob.Run(ctx, easyjob.Config{DSN: dsn, Group: "cluster-example", Logger: &logger})
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
+	if err := easyjob.Register("step1", "*/10 * * * * *", step("step1"), easyjob.Timeout(5*time.Second)); err != nil {
+		return err
 	}
-}
-
-func must(err error) {
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
+	if err := easyjob.Register("step2", "", step("step2"), easyjob.Parent("step1")); err != nil {
+		return err
 	}
+	if err := easyjob.Register("step3", "", step("step3"), easyjob.Parent("step2")); err != nil {
+		return err
+	}
+	if err := easyjob.Register("step4", "", step("step4"), easyjob.Parent("step3")); err != nil {
+		return err
+	}
+
+	return easyjob.Run(ctx, easyjob.Config{DSN: dsn, Group: "cluster-example", Logger: &logger})
 }

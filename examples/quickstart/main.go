@@ -24,6 +24,14 @@ import (
 )
 
 func main() {
+	if err := run(); err != nil {
+		log.Fatal(err)
+	}
+}
+
+// run is main's body; it returns its error so that its defers (the store's
+// Close above all) run before main exits.
+func run() error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
@@ -31,7 +39,7 @@ func main() {
 
 	store, where, err := openStore(ctx)
 	if err != nil {
-		log.Fatal(err)
+		return err
 	}
 	defer store.Close()
 	fmt.Printf("three nodes on %s, id_hash strategy, for ten seconds\n", where)
@@ -49,14 +57,20 @@ func main() {
 			NodeName: fmt.Sprintf("node-%d", i), ShutdownGrace: 2 * time.Second,
 		})
 		if err != nil {
-			log.Fatal(err)
+			return err
 		}
 		for _, name := range []string{"tick-a", "tick-b", "tick-c"} {
-			must(s.Register(name, "* * * * * *", func(ctx context.Context) error { say(ctx, "ran"); return nil }))
+			if err := s.Register(name, "* * * * * *", func(ctx context.Context) error { say(ctx, "ran"); return nil }); err != nil {
+				return err
+			}
 		}
-		must(s.Register("report", "*/3 * * * * *", func(ctx context.Context) error { say(ctx, "built"); return nil }))
-		must(s.Register("mail", "", func(ctx context.Context) error { say(ctx, "sent (after report)"); return nil },
-			easyjob.Parent("report")))
+		if err := s.Register("report", "*/3 * * * * *", func(ctx context.Context) error { say(ctx, "built"); return nil }); err != nil {
+			return err
+		}
+		if err := s.Register("mail", "", func(ctx context.Context) error { say(ctx, "sent (after report)"); return nil },
+			easyjob.Parent("report")); err != nil {
+			return err
+		}
 		wg.Go(func() {
 			if err := s.Run(ctx); err != nil {
 				log.Print(err)
@@ -65,6 +79,7 @@ func main() {
 	}
 	wg.Wait()
 	fmt.Println("done: every fire ran once, on one node")
+	return nil
 }
 
 func openStore(ctx context.Context) (repository.Store, string, error) {
@@ -80,10 +95,4 @@ func openStore(ctx context.Context) (repository.Store, string, error) {
 		return nil, "", err
 	}
 	return pg, postgres.RedactDSN(dsn), nil
-}
-
-func must(err error) {
-	if err != nil {
-		log.Fatal(err)
-	}
 }

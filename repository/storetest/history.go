@@ -140,7 +140,7 @@ func testPruneByAge(e *env) {
 
 	e.waitPast(x.StartedAt.Add(2 * slack))
 	fresh := e.claimed("fresh", node.ID)
-	fresh, freshID := e.runOnce(fresh, repository.ExecSucceeded)
+	_, freshID := e.runOnce(fresh, repository.ExecSucceeded)
 	oldKept := e.start(old).ID // running and new
 
 	n, err := e.s.PruneHistory(e.ctx, e.g, slack, 0)

@@ -203,10 +203,9 @@ func testRecoverRace(e *env) {
 	wg.Wait()
 	wins := 0
 	for _, err := range errs {
-		switch {
-		case err == nil:
+		if err == nil {
 			wins++
-		default:
+		} else {
 			e.wantErr("losing Recover", err, repository.ErrClaimLost, "")
 		}
 	}
