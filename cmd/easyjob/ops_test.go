@@ -102,7 +102,7 @@ func TestOpsCLI(t *testing.T) {
 	c := &cli{t: t, bin: buildCLI(t), dsn: dsn}
 
 	t.Run("not migrated", func(t *testing.T) {
-		r := c.run("status").want(t, opExitFailed, "status before migrate")
+		r := c.run("status").want(t, exitFailed, "status before migrate")
 		if !strings.Contains(r.stderr, "migrate up") {
 			t.Fatalf("no hint to migrate: %s", r.stderr)
 		}
@@ -251,19 +251,19 @@ func TestOpsCLI(t *testing.T) {
 		if err := json.Unmarshal([]byte(r.stdout), &xs); err != nil || len(xs) != 1 || xs[0].Task != "held" {
 			t.Fatalf("history --json: %v %+v", err, xs)
 		}
-		c.run("history", "held", "--status", "weird").want(t, opExitUsage, "bad --status")
+		c.run("history", "held", "--status", "weird").want(t, exitUsage, "bad --status")
 	})
 
 	t.Run("errors", func(t *testing.T) {
 		for _, args := range [][]string{{"trigger", "ghost"}, {"pause", "ghost"}, {"resume", "ghost"},
 			{"reschedule", "ghost", "* * * * *"}, {"history", "ghost"}} {
-			r := c.run(args...).want(t, opExitNotFound, strings.Join(args, " "))
+			r := c.run(args...).want(t, exitNotFound, strings.Join(args, " "))
 			if !strings.Contains(r.stderr, `"ghost"`) {
 				t.Errorf("%v: stderr does not name the task: %s", args, r.stderr)
 			}
 		}
 		for _, cron := range []string{"not a cron", "61 * * * *", "0 0 30 2 *"} {
-			r := c.run("reschedule", "report", cron).want(t, opExitInvalid, "invalid cron "+cron)
+			r := c.run("reschedule", "report", cron).want(t, exitInvalid, "invalid cron "+cron)
 			if !strings.Contains(r.stderr, "report") || !strings.Contains(r.stderr, "cron") {
 				t.Errorf("invalid cron message: %s", r.stderr)
 			}
@@ -273,7 +273,7 @@ func TestOpsCLI(t *testing.T) {
 			{"history", "report", "--limit", "0"}, {"status", "--bogus"}, {"status", "extra"},
 			{"migrate"}, {"migrate", "sideways"}, {"migrate", "down"}, {"tasks", "--group", ""},
 		} {
-			c.run(args...).want(t, opExitUsage, strings.Join(args, " "))
+			c.run(args...).want(t, exitUsage, strings.Join(args, " "))
 		}
 		if r := c.run("trigger", "-h"); r.code != 0 || !strings.Contains(r.stderr, "-group") {
 			t.Errorf("trigger -h: exit %d\n%s", r.code, r.stderr)
@@ -297,7 +297,7 @@ func TestOpsUnreachable(t *testing.T) {
 		"host=127.0.0.1 port=1 user=scott password=" + secret + " dbname=db sslmode=disable connect_timeout=5",
 	} {
 		for _, args := range [][]string{{"status"}, {"trigger", "report"}, {"migrate", "up"}} {
-			r := c.run(append(args, "--dsn", dsn)...).want(t, opExitFailed, "unreachable "+args[0])
+			r := c.run(append(args, "--dsn", dsn)...).want(t, exitFailed, "unreachable "+args[0])
 			if strings.Contains(r.stderr+r.stdout, secret) {
 				t.Fatalf("password leaked: %s", r.stderr)
 			}
@@ -308,12 +308,12 @@ func TestOpsUnreachable(t *testing.T) {
 	}
 	// The same through EASYJOB_DSN.
 	r := c.runEnv([]string{"EASYJOB_DSN=postgres://scott:" + secret + "@127.0.0.1:1/db?sslmode=disable"}, "tasks").
-		want(t, opExitFailed, "unreachable EASYJOB_DSN")
+		want(t, exitFailed, "unreachable EASYJOB_DSN")
 	if strings.Contains(r.stderr, secret) {
 		t.Fatalf("password leaked: %s", r.stderr)
 	}
 	// A malformed DSN is a usage error, still without the password.
-	r = c.run("status", "--dsn", "postgres://scott:"+secret+"%zz@127.0.0.1/db").want(t, opExitUsage, "bad dsn")
+	r = c.run("status", "--dsn", "postgres://scott:"+secret+"%zz@127.0.0.1/db").want(t, exitUsage, "bad dsn")
 	if strings.Contains(r.stderr, secret) {
 		t.Fatalf("password leaked: %s", r.stderr)
 	}
@@ -335,11 +335,11 @@ func TestOpsRelTime(t *testing.T) {
 		{now.Add(time.Hour - 200*time.Millisecond), "in 1h"},
 		{now.Add(400 * time.Millisecond), "now"},
 	} {
-		if got := opRelTime(c.t, now); got != c.want {
-			t.Errorf("opRelTime(%v) = %q, want %q", c.t.Sub(now), got, c.want)
+		if got := relTime(c.t, now); got != c.want {
+			t.Errorf("relTime(%v) = %q, want %q", c.t.Sub(now), got, c.want)
 		}
 	}
-	if got := opShortDuration(250 * time.Millisecond); got != "250ms" {
+	if got := shortDuration(250 * time.Millisecond); got != "250ms" {
 		t.Errorf("250ms printed %q", got)
 	}
 }
@@ -348,7 +348,7 @@ func TestOpsParseArgs(t *testing.T) {
 	fs := flag.NewFlagSet("x", flag.ContinueOnError)
 	fs.SetOutput(new(bytes.Buffer))
 	limit := fs.Int("limit", 0, "")
-	pos, err := opParseArgs(fs, []string{"name", "--limit", "5", "more", "--", "--not-a-flag"})
+	pos, err := parseArgs(fs, []string{"name", "--limit", "5", "more", "--", "--not-a-flag"})
 	if err != nil || *limit != 5 || !reflect.DeepEqual(pos, []string{"name", "more", "--not-a-flag"}) {
 		t.Fatalf("pos %q limit %d err %v", pos, *limit, err)
 	}
@@ -360,12 +360,12 @@ func TestOpsScrubSecret(t *testing.T) {
 		{"bad password 'hunter 22'", "host=h password='hunter 22'"},
 		{"x postgres://u:hunter22@h/db?password=hunter22", "postgres://u:hunter22@h/db?password=hunter22"},
 	} {
-		got := opErrorLine(errors.New(c.msg), c.dsn)
+		got := errorLine(errors.New(c.msg), c.dsn)
 		if strings.Contains(got, "hunter") {
-			t.Errorf("opErrorLine(%q) = %q: secret left", c.msg, got)
+			t.Errorf("errorLine(%q) = %q: secret left", c.msg, got)
 		}
 	}
-	if got := opErrorLine(errors.New("easyjob: a\n\tb\n\tb"), ""); got != "a b" {
+	if got := errorLine(errors.New("easyjob: a\n\tb\n\tb"), ""); got != "a b" {
 		t.Errorf("one line: %q", got)
 	}
 }

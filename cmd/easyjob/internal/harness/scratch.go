@@ -1,10 +1,11 @@
-package main
+package harness
 
 import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"os"
 	"time"
 
 	"github.com/easyjob-go/easyjob/repository/postgres"
@@ -68,6 +69,18 @@ func (d *scratchDB) drop() error {
 		return fmt.Errorf("drop database %s: %w", d.name, err)
 	}
 	return nil
+}
+
+// dropOnReturn drops d when deferred by a function whose error result is
+// *err: a failure to drop is printed, and returned unless *err already
+// holds an error.
+func (d *scratchDB) dropOnReturn(err *error) {
+	if derr := d.drop(); derr != nil {
+		fmt.Fprintf(os.Stderr, "easyjob: %v\n", derr)
+		if *err == nil {
+			*err = derr
+		}
+	}
 }
 
 // adminExec runs one statement on a short-lived connection to dsn.

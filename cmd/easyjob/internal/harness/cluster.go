@@ -1,4 +1,4 @@
-package main
+package harness
 
 import (
 	"fmt"
@@ -11,73 +11,12 @@ import (
 	"time"
 )
 
-// incarnation is one OS process of a node slot (a slot restarted after a
-// kill gets a new incarnation, a new node id and its own ledger file).
-type incarnation struct {
-	Idx        int // index in procCluster.incs; fire.Proc refers to it
-	Slot, Gen  int
-	Name       string
-	Pid        int
-	ledgerPath string
-	statsPath  string
-	logPath    string
-	cmd        *exec.Cmd
-	tail       *ledgerTail
-	StartedAt  time.Time
-
-	mu       sync.Mutex
-	expected bool // the harness killed or stopped it on purpose
-	frozen   bool
-	exitedAt time.Time
-	state    *os.ProcessState
-	waitErr  error
-	done     chan struct{}
-}
-
-func (i *incarnation) exited() bool {
-	select {
-	case <-i.done:
-		return true
-	default:
-		return false
-	}
-}
-
-// rusage returns CPU seconds (user+system) and peak RSS (bytes) of an
-// exited process.
-func (i *incarnation) rusage() (cpu float64, rss int64, ok bool) {
-	i.mu.Lock()
-	defer i.mu.Unlock()
-	if i.state == nil {
-		return 0, 0, false
-	}
-	ru, isRU := i.state.SysUsage().(*syscall.Rusage)
-	if !isRU {
-		return 0, 0, false
-	}
-	cpu = time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
-	return cpu, ru.Maxrss * 1024, true // Linux: Maxrss in KiB
-}
-
-// exitInfo describes how the process ended (empty while it runs).
-func (i *incarnation) exitInfo() string {
-	i.mu.Lock()
-	defer i.mu.Unlock()
-	if i.state == nil {
-		if i.waitErr != nil {
-			return i.waitErr.Error()
-		}
-		return ""
-	}
-	return i.state.String()
-}
-
-// procCluster runs node processes of this binary (the hidden _node command).
+// procCluster runs node processes of this binary (its hidden NodeCommand).
 type procCluster struct {
 	bin    string
 	dir    string // ledgers, stats and logs
 	params nodeParams
-	extra  []string // more _node flags
+	extra  []string // more NodeCommand flags
 
 	mu     sync.Mutex
 	incs   []*incarnation
@@ -92,7 +31,7 @@ type procCluster struct {
 func newProcCluster(dir string, p nodeParams, slots int) (*procCluster, error) {
 	self, err := os.Executable()
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("find this binary: %w", err)
 	}
 	bin := filepath.Join(dir, "easyjob-node")
 	if err := copyFile(self, bin, 0o755); err != nil {
@@ -101,6 +40,7 @@ func newProcCluster(dir string, p nodeParams, slots int) (*procCluster, error) {
 	return &procCluster{bin: bin, dir: dir, params: p, slots: make([]*incarnation, slots), intern: map[string]string{}}, nil
 }
 
+// copyFile copies from to to, created with mode.
 func copyFile(from, to string, mode os.FileMode) error {
 	in, err := os.Open(from)
 	if err != nil {
@@ -133,7 +73,7 @@ func (c *procCluster) start(slot int) (*incarnation, error) {
 	if err != nil {
 		return nil, err
 	}
-	args := append([]string{"_node"}, c.params.args()...)
+	args := append([]string{NodeCommand}, c.params.args()...)
 	args = append(args, "--ledger", inc.ledgerPath, "--stats", inc.statsPath, "--name", inc.Name)
 	args = append(args, c.extra...)
 	cmd := exec.Command(c.bin, args...)
@@ -142,7 +82,7 @@ func (c *procCluster) start(slot int) (*incarnation, error) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	if err := cmd.Start(); err != nil {
 		logf.Close()
-		return nil, err
+		return nil, fmt.Errorf("start node %s: %w", inc.Name, err)
 	}
 	inc.cmd, inc.Pid, inc.StartedAt = cmd, cmd.Process.Pid, time.Now()
 	c.mu.Lock()
@@ -240,33 +180,4 @@ func (c *procCluster) fires() []fire {
 		out = append(out, inc.tail.fires...)
 	}
 	return out
-}
-
-// stats returns the last stats of inc.
-func (inc *incarnation) stats() (storeStats, bool) { return readStats(inc.statsPath) }
-
-// lastLog returns the last n lines of the incarnation's log.
-func (inc *incarnation) lastLog(n int) []string {
-	b, err := os.ReadFile(inc.logPath)
-	if err != nil {
-		return nil
-	}
-	var lines []string
-	start := len(b)
-	for k := 0; k < n && start > 0; k++ {
-		end := start
-		if end > 0 && b[end-1] == '\n' {
-			end--
-		}
-		s := end
-		for s > 0 && b[s-1] != '\n' {
-			s--
-		}
-		if s == end && s == 0 {
-			break
-		}
-		lines = append([]string{string(b[s:end])}, lines...)
-		start = s
-	}
-	return lines
 }

@@ -1,68 +1,9 @@
-package main
+package harness
 
 import (
 	"testing"
 	"time"
 )
-
-func TestPercentile(t *testing.T) {
-	var ds []time.Duration
-	for i := 1; i <= 100; i++ {
-		ds = append(ds, time.Duration(i)*time.Millisecond)
-	}
-	l := summarize(ds)
-	if l.P50 != 50 || l.P90 != 90 || l.P99 != 99 || l.Max != 100 || l.N != 100 {
-		t.Fatalf("got %+v", l)
-	}
-	if (summarize(nil) != latency{}) {
-		t.Fatal("empty summary not zero")
-	}
-}
-
-func TestCronTimes(t *testing.T) {
-	from := time.Date(2030, 1, 1, 0, 0, 0, 500e6, time.UTC)
-	got, err := cronTimes("* * * * * *", from, from.Add(10*time.Second))
-	if err != nil || len(got) != 10 || !got[0].Equal(from.Truncate(time.Second).Add(time.Second)) {
-		t.Fatalf("every second: %v %v", got, err)
-	}
-	got, err = cronTimes("*/2 * * * *", from, from.Add(10*time.Minute))
-	if err != nil || len(got) != 5 {
-		t.Fatalf("every 2 minutes: %d %v", len(got), err)
-	}
-	if got, _ := cronTimes(idleCron, from.Add(time.Hour), from.Add(2*time.Hour)); len(got) != 0 {
-		t.Fatalf("yearly: %v", got)
-	}
-}
-
-func TestLedgerLineRoundTrip(t *testing.T) {
-	f := fire{Task: "t00001", Sched: 1_700_000_000_000_000_000, Node: 3, Start: 1_700_000_000_004_000_000, Attempt: 1, Exec: 42, Version: 7}
-	line := appendLine(nil, f)
-	g, err := parseLine(line[:len(line)-1])
-	if err != nil || g != f {
-		t.Fatalf("%v %+v", err, g)
-	}
-}
-
-func TestAnalyzeSteady(t *testing.T) {
-	base := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
-	exp, _ := cronTimes("* * * * * *", base, base.Add(4*time.Second)) // 0..4 s: 5 times
-	var fires []fire
-	for _, tm := range exp {
-		fires = append(fires, fire{Task: "a", Sched: tm.UnixNano(), Start: tm.UnixNano() + 2e6})
-		if tm.Second() != 3 {
-			fires = append(fires, fire{Task: "b", Sched: tm.UnixNano(), Start: tm.UnixNano() + 1e6})
-		}
-	}
-	fires = append(fires, fire{Task: "a", Sched: exp[1].UnixNano(), Start: exp[1].UnixNano() + 9e6})
-	r := analyzeSteady(fires, []string{"a", "b"}, exp, base, base.Add(4*time.Second))
-	if r.Expected != 10 || r.Missed != 1 || r.missedList[0].Task != "b" {
-		t.Fatalf("%+v", r)
-	}
-	d := duplicates(fires)
-	if len(d) != 1 || d[0].Task != "a" || len(d[0].Runs) != 2 || d[0].Runs[0].Start > d[0].Runs[1].Start {
-		t.Fatalf("%+v", d)
-	}
-}
 
 func TestAnalyzeChaos(t *testing.T) {
 	base := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)

@@ -1,0 +1,56 @@
+package main
+
+import (
+	"context"
+
+	"github.com/easyjob-go/easyjob/cmd/easyjob/internal/harness"
+)
+
+// command is one subcommand of easyjob.
+type command struct {
+	name   string
+	help   string // one line, listed by `easyjob help`
+	hidden bool   // not listed: started by the harness, not by people
+	// run parses args (the command line after the name) with its own
+	// flag.FlagSet and returns the process exit status.
+	run func(ctx context.Context, args []string) int
+}
+
+// commands is the command table: main dispatches from it and usage lists
+// it. Adding a command is adding an entry here (and its file).
+var commands = []command{
+	// Operator commands: the database of --dsn, the group of --group.
+	operator("migrate", "apply, revert or show the database schema",
+		operation{args: "up|down|status", minArgs: 1, maxArgs: 1, raw: true, flags: migrateFlags}),
+	operator("status", "show the nodes and tasks of a group",
+		operation{liveness: true, flags: statusFlags(true, true)}),
+	operator("tasks", "list the tasks of a group",
+		operation{flags: statusFlags(false, true)}),
+	operator("nodes", "list the nodes of a group (live, suspect, dead)",
+		operation{liveness: true, flags: statusFlags(true, false)}),
+	operator("history", "list the runs of a task, newest first",
+		operation{args: "NAME", minArgs: 1, maxArgs: 1, flags: historyFlags}),
+	operator("trigger", "run a task once as soon as possible",
+		operation{args: "NAME", minArgs: 1, maxArgs: 1, flags: controlFlags("trigger")}),
+	operator("pause", "stop the fires of a task (a running fire completes)",
+		operation{args: "NAME", minArgs: 1, maxArgs: 1, flags: controlFlags("pause")}),
+	operator("resume", "let a paused task fire again",
+		operation{args: "NAME", minArgs: 1, maxArgs: 1, flags: controlFlags("resume")}),
+	operator("reschedule", "give a task a new cron expression",
+		operation{args: "NAME CRON", minArgs: 2, maxArgs: -1, flags: controlFlags("reschedule")}),
+
+	// The measurement harness: scratch databases next to the one --dsn names.
+	{name: "bench", help: "measure fires/s, start lag, round trips, CPU and memory of N nodes", run: harness.Bench},
+	{name: "chaos", help: "kill, freeze and restart node processes; report failover, duplicates, lost fires", run: harness.Chaos},
+	{name: harness.NodeCommand, help: "one node process (started by bench --procs and chaos)", hidden: true, run: harness.Node},
+}
+
+// lookup returns the command called name.
+func lookup(name string) (command, bool) {
+	for _, c := range commands {
+		if c.name == name {
+			return c, true
+		}
+	}
+	return command{}, false
+}

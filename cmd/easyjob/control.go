@@ -1,0 +1,86 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/easyjob-go/easyjob/easyjob"
+	"github.com/easyjob-go/easyjob/repository"
+)
+
+// controlFlags is the setup of trigger, pause, resume and reschedule (op):
+// no flags of their own.
+func controlFlags(op string) func(fs *flag.FlagSet) action {
+	return func(*flag.FlagSet) action {
+		return func(ctx context.Context, e *env, args []string) error {
+			name := args[0]
+			var t easyjob.TaskInfo
+			var err error
+			switch op {
+			case "trigger":
+				t, err = e.client.Trigger(ctx, name)
+			case "pause":
+				t, err = e.client.Pause(ctx, name)
+			case "resume":
+				t, err = e.client.Resume(ctx, name)
+			case "reschedule":
+				// The cron may come quoted or as separate fields.
+				t, err = e.client.Reschedule(ctx, name, strings.Join(args[1:], " "))
+			}
+			if err != nil {
+				return err
+			}
+			if e.json {
+				return e.emit(t)
+			}
+			now, err := e.client.Now(ctx)
+			if err != nil {
+				return err
+			}
+			_, err = fmt.Fprintln(e.out, describe(op, t, now))
+			return err
+		}
+	}
+}
+
+// describe says in one line what an operator action did.
+func describe(op string, t easyjob.TaskInfo, now time.Time) string {
+	next := relTime(t.NextStartTime, now)
+	switch op {
+	case "trigger":
+		switch {
+		case t.TriggerRequested:
+			return fmt.Sprintf("triggered %q: a fire is running on node %d; it runs once more right after it", t.Name, t.NodeID)
+		case t.Paused:
+			return fmt.Sprintf("triggered %q: runs once %s, then stays paused", t.Name, next)
+		default:
+			return fmt.Sprintf("triggered %q: runs %s", t.Name, next)
+		}
+	case "pause":
+		if t.Status == repository.TaskDoing {
+			return fmt.Sprintf("paused %q: the fire on node %d completes, then the task stays paused", t.Name, t.NodeID)
+		}
+		return fmt.Sprintf("paused %q", t.Name)
+	case "resume":
+		if t.Status == repository.TaskDoing {
+			return fmt.Sprintf("resumed %q: a fire is running on node %d", t.Name, t.NodeID)
+		}
+		if t.Status == repository.TaskFinished {
+			return fmt.Sprintf("resumed %q: it has no further fire time", t.Name)
+		}
+		return fmt.Sprintf("resumed %q: next fire %s", t.Name, next)
+	case "reschedule":
+		msg := fmt.Sprintf("rescheduled %q to %q: next fire %s (%s)", t.Name, t.Cron, next, t.NextStartTime.Format(time.RFC3339))
+		if t.Status == repository.TaskDoing {
+			msg += fmt.Sprintf("; the fire claimed by node %d runs first", t.NodeID)
+		}
+		if t.Paused {
+			msg += "; the task is paused"
+		}
+		return msg
+	}
+	return t.Name
+}

@@ -1,0 +1,45 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/easyjob-go/easyjob/easyjob"
+)
+
+// Exit statuses of the operator commands; scripts may rely on them.
+const (
+	exitOK       = 0 // done
+	exitFailed   = 1 // the operation failed (database unreachable, not migrated, ...)
+	exitUsage    = 2 // bad flags or arguments
+	exitNotFound = 3 // unknown task
+	exitInvalid  = 4 // invalid input (a cron expression)
+)
+
+// usageError is wrong input on the command line: exit status 2.
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
+
+func (e usageError) Unwrap() error { return e.err }
+
+// usagef formats a usageError like fmt.Errorf (%w wraps).
+func usagef(format string, a ...any) error { return usageError{fmt.Errorf(format, a...)} }
+
+// exitCode maps an error to the documented exit statuses.
+func exitCode(err error) int {
+	var u usageError
+	switch {
+	case err == nil:
+		return exitOK
+	case errors.As(err, &u):
+		return exitUsage
+	case errors.Is(err, easyjob.ErrTaskNotFound):
+		return exitNotFound
+	case errors.Is(err, easyjob.ErrInvalidCron):
+		return exitInvalid
+	case errors.Is(err, easyjob.ErrInvalidConfig), errors.Is(err, easyjob.ErrInvalidOption):
+		return exitUsage
+	}
+	return exitFailed
+}

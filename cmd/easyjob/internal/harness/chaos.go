@@ -1,0 +1,94 @@
+package harness
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"time"
+)
+
+// chaosOpts describes one chaos run.
+type chaosOpts struct {
+	admin        string
+	params       nodeParams
+	procs        int
+	duration     time.Duration
+	warmup       time.Duration
+	faultEvery   time.Duration
+	restartAfter time.Duration
+	freezeFor    time.Duration
+	pgRestart    string
+	seed         uint64
+	quiet        bool
+	keep         bool
+	logLevel     string
+	target       string
+}
+
+// chaosCmd is the chaos command line.
+type chaosCmd struct {
+	opts   chaosOpts
+	output output
+}
+
+// Chaos is the chaos command: it runs node processes on a scratch
+// database, kills, freezes and restarts them (and PostgreSQL, if asked),
+// and reports failover times, duplicates and lost fires. It returns the
+// process exit status: 1 on a violation, a lost fire or a node process
+// that exited on its own.
+func Chaos(ctx context.Context, args []string) int {
+	return execute(ctx, "chaos", &chaosCmd{}, args)
+}
+
+func (c *chaosCmd) flagSet() *flag.FlagSet {
+	fs := newFlagSet("chaos", "usage: easyjob chaos [flags]\n\nRuns --procs node processes on a fresh database with K tasks and, every\n--fault-every, alternately SIGKILLs a random node (restarting it after\n--restart-after) and SIGSTOPs another past the dead threshold (then SIGCONT),\noptionally restarting PostgreSQL with --pg-restart. Reports failover times,\nduplicates, lost fires, fenced finishes and processes that exited on their own.\nExit status 1 on a violation, a lost fire or a process that exited on its own. Flags:")
+	o := &c.opts
+	addRunFlags(fs, &o.admin, &o.params)
+	fs.IntVar(&o.procs, "procs", 3, "node processes")
+	fs.DurationVar(&o.duration, "duration", 60*time.Second, "run time")
+	fs.DurationVar(&o.warmup, "warmup", 8*time.Second, "time before the first fault")
+	fs.DurationVar(&o.faultEvery, "fault-every", 10*time.Second, "time between faults (kill, freeze[, pg-restart] in turn)")
+	fs.DurationVar(&o.restartAfter, "restart-after", 5*time.Second, "a killed node is restarted after this")
+	fs.DurationVar(&o.freezeFor, "freeze-for", 0, "a frozen node is resumed after this (0 = dead threshold + 3s)")
+	fs.StringVar(&o.pgRestart, "pg-restart", "", "shell command that restarts PostgreSQL (e.g. 'pg_ctlcluster 15 main restart'); empty = never")
+	fs.Uint64Var(&o.seed, "seed", 0, "random seed (0 = from the clock; printed)")
+	c.output.addFlags(fs)
+	fs.BoolVar(&o.quiet, "quiet", false, "no progress line")
+	fs.BoolVar(&o.keep, "keep", false, "keep ledgers and logs even without findings")
+	fs.StringVar(&o.target, "target", "busy", "which node a fault hits: busy (a random one among those that fired in the last 2s) or any")
+	fs.StringVar(&o.logLevel, "log-level", "warn", "node log level (each process logs to its .log file)")
+	return fs
+}
+
+func (c *chaosCmd) check(fs *flag.FlagSet) error {
+	o := &c.opts
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	if o.procs < 2 || o.params.Tasks < 1 {
+		return errors.New("need --procs >= 2 and --tasks >= 1")
+	}
+	if o.seed == 0 {
+		o.seed = uint64(time.Now().UnixNano())
+	}
+	_, dead, _ := o.params.effective()
+	if o.freezeFor == 0 {
+		o.freezeFor = dead + 3*time.Second
+	}
+	return nil
+}
+
+// run runs the chaos and prints its result; errFailed when it found a
+// violation, a lost fire or a process that exited on its own.
+func (c *chaosCmd) run(ctx context.Context) error {
+	res, err := runChaos(ctx, c.opts)
+	if err != nil {
+		return err
+	}
+	c.output.write(res, res.print)
+	if res.Failed {
+		return errFailed
+	}
+	return nil
+}

@@ -1,0 +1,167 @@
+package harness
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"sort"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// event is a scheduled step of a chaos run: a fault to inject (kill,
+// freeze, pg-restart) or the end of one (restart, cont).
+type event struct {
+	at   time.Time
+	what string
+	slot int
+	inc  *incarnation
+	f    *fault // the fault a restart or SIGCONT ends
+}
+
+// schedule plans the faults, one every --fault-every after --warmup, kill,
+// freeze (and pg-restart) in turn. No fault starts so late that its
+// recovery and failover could not be seen before the steady window
+// closes; recovery is how long a dead node takes to be recovered.
+func (r *chaosRun) schedule(t0 time.Time, recovery time.Duration) {
+	tail := max(r.o.restartAfter, r.o.freezeFor) + recovery + 4*time.Second
+	kinds := []string{"kill", "freeze"}
+	if r.o.pgRestart != "" {
+		kinds = append(kinds, "pg-restart")
+	}
+	for i, at := 0, t0.Add(r.o.warmup); !at.After(r.end.Add(-tail)); i, at = i+1, at.Add(r.o.faultEvery) {
+		r.todo = append(r.todo, event{at: at, what: kinds[i%len(kinds)]})
+	}
+}
+
+// injectDue runs the events due by now, in time order.
+func (r *chaosRun) injectDue(now time.Time) {
+	sort.SliceStable(r.todo, func(i, j int) bool { return r.todo[i].at.Before(r.todo[j].at) })
+	for len(r.todo) > 0 && !r.todo[0].at.After(now) {
+		ev := r.todo[0]
+		r.todo = r.todo[1:]
+		r.inject(ev, now)
+	}
+}
+
+func (r *chaosRun) inject(ev event, now time.Time) {
+	switch ev.what {
+	case "kill":
+		r.strike("kill", syscall.SIGKILL, now, r.o.restartAfter, "restart")
+	case "restart":
+		if _, err := r.c.start(ev.slot); err != nil {
+			fmt.Fprintf(os.Stderr, "easyjob chaos: restart slot %d: %v\n", ev.slot, err)
+		}
+		r.endFault(ev.f)
+	case "freeze":
+		r.strike("freeze", syscall.SIGSTOP, now, r.o.freezeFor, "cont")
+	case "cont":
+		_ = r.c.signal(ev.inc, syscall.SIGCONT)
+		r.endFault(ev.f)
+	case "pg-restart":
+		f := &fault{Kind: "pg-restart", At: now}
+		r.addFault(f)
+		r.pgWG.Go(func() { r.restartPG(f) })
+	}
+}
+
+// strike sends sig to a victim (see pickVictim), records the fault kind
+// and schedules the event then (restart, cont) that ends it after d.
+func (r *chaosRun) strike(kind string, sig syscall.Signal, now time.Time, d time.Duration, then string) {
+	inc := r.pickVictim()
+	if inc == nil {
+		return
+	}
+	_ = r.c.signal(inc, sig)
+	f := &fault{Kind: kind, Proc: inc.Name, At: now, idx: inc.Idx}
+	r.addFault(f)
+	r.todo = append(r.todo, event{at: now.Add(d), what: then, slot: inc.Slot, inc: inc, f: f})
+}
+
+// noteSelfExits records the node processes that exited without the
+// harness killing them, as faults, and restarts their slots later.
+func (r *chaosRun) noteSelfExits(now time.Time) {
+	for _, inc := range r.c.all() {
+		if !inc.exited() || r.seenExit[inc.Idx] {
+			continue
+		}
+		r.seenExit[inc.Idx] = true
+		inc.mu.Lock()
+		expected, at := inc.expected, inc.exitedAt
+		inc.mu.Unlock()
+		if expected {
+			continue
+		}
+		r.res.SelfExits = append(r.res.SelfExits, selfExit{Proc: inc.Name, At: at, Status: inc.exitInfo(), LastLog: inc.lastLog(15)})
+		f := &fault{Kind: "exit", Proc: inc.Name, At: at, idx: inc.Idx}
+		r.addFault(f)
+		if now.Before(r.end) {
+			r.todo = append(r.todo, event{at: now.Add(r.o.restartAfter), what: "restart", slot: inc.Slot, f: f})
+		}
+	}
+}
+
+// pickVictim picks the node a fault hits: a random running, unfrozen one;
+// with --target busy (the default) among those that fired in the last 2s,
+// so that a fault hits a node holding tasks (the default strategy lets one
+// node keep most claims). It returns nil when fewer than two nodes run.
+func (r *chaosRun) pickVictim() *incarnation {
+	r.c.poll()
+	var cands, busy []*incarnation
+	recent := time.Now().Add(-2 * time.Second).UnixNano()
+	for _, inc := range r.c.current() {
+		if inc == nil || inc.isFrozen() {
+			continue
+		}
+		cands = append(cands, inc)
+		if fs := inc.tail.fires; len(fs) > 0 && fs[len(fs)-1].Start >= recent {
+			busy = append(busy, inc)
+		}
+	}
+	if len(cands) < 2 { // always leave a node to fail over to
+		return nil
+	}
+	if r.o.target == "busy" && len(busy) > 0 {
+		cands = busy
+	}
+	return cands[r.rng.IntN(len(cands))]
+}
+
+// restartPG runs the --pg-restart command and waits (two minutes at most)
+// until PostgreSQL answers again; it runs on its own goroutine.
+func (r *chaosRun) restartPG(f *fault) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, "sh", "-c", r.o.pgRestart).CombinedOutput()
+	r.mu.Lock()
+	if err != nil {
+		f.PGCommandError = fmt.Sprintf("%v: %s", err, strings.TrimSpace(string(out)))
+	}
+	r.mu.Unlock()
+	for ctx.Err() == nil {
+		pctx, pc := context.WithTimeout(ctx, 2*time.Second)
+		perr := ping(pctx, r.o.admin)
+		pc()
+		if perr == nil {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	r.endFault(f)
+}
+
+func (r *chaosRun) addFault(f *fault) {
+	r.mu.Lock()
+	r.res.Faults = append(r.res.Faults, f)
+	r.mu.Unlock()
+	r.count[f.Kind]++
+}
+
+// endFault marks f as over now.
+func (r *chaosRun) endFault(f *fault) {
+	r.mu.Lock()
+	f.Until = time.Now()
+	r.mu.Unlock()
+}

@@ -1,0 +1,95 @@
+package harness
+
+import (
+	"fmt"
+	"io"
+	"strings"
+)
+
+func (r *chaosResult) print(w io.Writer) {
+	fmt.Fprintf(w, "easyjob chaos: %d processes, %d tasks on %q, %.0fs, seed %d\n", r.Procs, r.Tasks, r.Cron, r.DurationSeconds, r.Seed)
+	fmt.Fprintf(w, "  heartbeat %s, dead after %s, recover every %s; lost-fire threshold %s; failover target %s\n\n",
+		fmtMS(r.HeartbeatMS), fmtMS(r.DeadAfterMS), fmtMS(r.RecoverMS), fmtMS(r.LostThresholdMS), fmtMS(r.FailoverBoundMS))
+	var ft table
+	ft.add("at (UTC)", "fault", "proc", "node", "lasted", "tasks", "failover p50", "p99", "max", "note")
+	for _, f := range r.Faults {
+		lasted := "-"
+		if !f.Until.IsZero() {
+			lasted = fmtMS(ms(f.Until.Sub(f.At)))
+		}
+		note := ""
+		if f.NotFailedOver > 0 {
+			note += fmt.Sprintf("%d never fired again; ", f.NotFailedOver)
+		}
+		if f.ResumedOnSelf > 0 {
+			note += fmt.Sprintf("%d resumed on the same node; ", f.ResumedOnSelf)
+		}
+		if f.PGCommandError != "" {
+			note += "command failed: " + f.PGCommandError
+		}
+		p50, p99, mx := "-", "-", "-"
+		if f.Failover.N > 0 {
+			p50, p99, mx = fmtMS(f.Failover.P50), fmtMS(f.Failover.P99), fmtMS(f.Failover.Max)
+		}
+		ft.add(f.At.UTC().Format("15:04:05.0"), f.Kind, orDash(f.Proc), fmtIDs(f.NodeIDs), lasted, f.Tasks, p50, p99, mx, strings.TrimSuffix(note, "; "))
+	}
+	ft.write(w, "  ")
+	fmt.Fprintln(w)
+	var tb table
+	tb.add("fires", fmt.Sprintf("%d  (%.1f/s), start lag %s", r.Fires, r.FiresPerSec, r.Lag))
+	tb.add("failover (kill)", r.KillFailover.String())
+	tb.add("failover (freeze)", r.FreezeFailover.String())
+	tb.add("failover (all)", r.AllFailover.String()+fmt.Sprintf("  target p99 <= %s", fmtMS(r.FailoverBoundMS)))
+	tb.add("duplicates", fmt.Sprintf("%d  = %d allowed re-runs of interrupted fires + %d violations (%d of them during a PostgreSQL restart)",
+		r.Duplicates, r.AllowedReruns, r.Violations, r.PGDuplicates))
+	tb.add("lost fires", fmt.Sprintf("%d  (silent > %s outside PostgreSQL restarts); delayed by a PostgreSQL restart: %d", r.Lost, fmtMS(r.LostThresholdMS), r.PGDelayed))
+	tb.add("missed fire times", fmt.Sprintf("%d  (informational: fire times without a run; a late fire runs once per the misfire policy)", r.Missed))
+	tb.add("fenced finishes", fmt.Sprintf("%d  (+ %d starts refused: claim lost)", r.FencedFinishes, r.StartLost))
+	tb.add("recovered tasks", r.Recovered)
+	tb.add("store errors", r.StoreErrors)
+	tb.add("self exits", len(r.SelfExits))
+	tb.add("processes", r.Incarnations)
+	tb.write(w, "  ")
+	for _, d := range r.DupDetails {
+		if d.Class == "violation" || d.Class == "during-pg-restart" {
+			fmt.Fprintf(w, "\n  DUPLICATE (%s) %s @ %s %s\n", d.Class, d.Task, d.Sched, d.Because)
+			for _, s := range d.Runs {
+				fmt.Fprintln(w, "    "+s)
+			}
+		}
+	}
+	shown := 0
+	for _, l := range r.LostDetails {
+		if shown >= 20 {
+			fmt.Fprintf(w, "\n  ... %d more silences in the JSON output\n", len(r.LostDetails)-shown)
+			break
+		}
+		shown++
+		kind := "LOST"
+		if l.PGWindow {
+			kind = "delayed by PostgreSQL restart"
+		}
+		fmt.Fprintf(w, "\n  %s: %s silent %s (%s .. %s)\n", kind, l.Task, fmtMS(l.GapMS), l.From.UTC().Format("15:04:05.000"), l.To.UTC().Format("15:04:05.000"))
+		if l.Before != "" {
+			fmt.Fprintln(w, "    last before: "+l.Before)
+		}
+		if l.After != "" {
+			fmt.Fprintln(w, "    first after: "+l.After)
+		}
+	}
+	for _, e := range r.SelfExits {
+		fmt.Fprintf(w, "\n  SELF EXIT %s at %s: %s\n", e.Proc, e.At.UTC().Format("15:04:05.000"), e.Status)
+		for _, l := range e.LastLog {
+			fmt.Fprintln(w, "    | "+l)
+		}
+	}
+	fmt.Fprintln(w)
+	if r.Failed {
+		fmt.Fprintf(w, "FAIL: %s\n", strings.Join(r.FailureReasons, "; "))
+	} else {
+		fmt.Fprintln(w, "OK: no violation, no lost fire, no process exited on its own")
+	}
+	if r.Dir != "" {
+		fmt.Fprintf(w, "ledgers and node logs kept in %s\n", r.Dir)
+	}
+}

@@ -1,0 +1,104 @@
+package harness
+
+import "time"
+
+// interruptWindow: a duplicate run is a re-run of an interrupted fire when
+// the first run started at most this long before its node was killed or
+// frozen (a near-instant job finishes within milliseconds otherwise).
+const interruptWindow = 5 * time.Second
+
+// fault is one injected (or spontaneous) failure.
+type fault struct {
+	Kind    string    `json:"kind"` // kill | freeze | pg-restart | exit (a process exited on its own)
+	Proc    string    `json:"proc,omitempty"`
+	NodeIDs []int64   `json:"node_ids,omitempty"`
+	At      time.Time `json:"at"`
+	Until   time.Time `json:"until"` // restart / SIGCONT / PostgreSQL answering again
+	// Failover: kill/freeze → first fire elsewhere of each task whose
+	// previous fire was on the faulty node.
+	Tasks          int     `json:"tasks_affected"`
+	Failover       latency `json:"failover"`
+	NotFailedOver  int     `json:"not_failed_over,omitempty"`
+	ResumedOnSelf  int     `json:"resumed_on_same_node,omitempty"`
+	PGCommandError string  `json:"pg_command_error,omitempty"`
+	idx            int     // incarnation index
+	failovers      []time.Duration
+}
+
+// lostFire is a task silent for longer than the threshold.
+type lostFire struct {
+	Task     string    `json:"task"`
+	From     time.Time `json:"silent_from"`
+	To       time.Time `json:"silent_to"`
+	GapMS    float64   `json:"gap_ms"`
+	Before   string    `json:"last_fire_before,omitempty"`
+	After    string    `json:"first_fire_after,omitempty"`
+	PGWindow bool      `json:"during_pg_restart"`
+}
+
+// dupReport is one (task, scheduled time) run more than once.
+type dupReport struct {
+	Task    string   `json:"task"`
+	Sched   string   `json:"scheduled"`
+	Class   string   `json:"class"` // rerun-after-kill | rerun-after-freeze | rerun-after-exit | during-pg-restart | violation
+	Runs    []string `json:"runs"`
+	Because string   `json:"because,omitempty"`
+}
+
+type selfExit struct {
+	Proc    string    `json:"proc"`
+	At      time.Time `json:"at"`
+	Status  string    `json:"status"`
+	LastLog []string  `json:"last_log,omitempty"`
+}
+
+type chaosResult struct {
+	Procs           int     `json:"procs"`
+	Tasks           int     `json:"tasks"`
+	Cron            string  `json:"cron"`
+	DurationSeconds float64 `json:"duration_seconds"`
+	Seed            uint64  `json:"seed"`
+	HeartbeatMS     float64 `json:"heartbeat_ms"`
+	DeadAfterMS     float64 `json:"dead_after_ms"`
+	RecoverMS       float64 `json:"recover_interval_ms"`
+	LostThresholdMS float64 `json:"lost_threshold_ms"`
+	FailoverBoundMS float64 `json:"failover_target_ms"`
+
+	Fires       int     `json:"fires"`
+	FiresPerSec float64 `json:"fires_per_sec"`
+	Lag         latency `json:"start_lag"`
+	Missed      int     `json:"missed_fire_times"` // informational: fire times with no run (misfire policy may merge late fires)
+
+	Faults         []*fault `json:"faults"`
+	KillFailover   latency  `json:"kill_failover"`
+	FreezeFailover latency  `json:"freeze_failover"`
+	AllFailover    latency  `json:"failover"`
+
+	Duplicates      int         `json:"duplicates"`
+	AllowedReruns   int         `json:"allowed_reruns"`
+	PGDuplicates    int         `json:"duplicates_during_pg_restart"`
+	Violations      int         `json:"violations"`
+	DupDetails      []dupReport `json:"duplicate_details,omitempty"`
+	Lost            int         `json:"lost_fires"`
+	PGDelayed       int         `json:"delayed_by_pg_restart"`
+	LostDetails     []lostFire  `json:"lost_details,omitempty"`
+	FencedFinishes  int64       `json:"fenced_finishes"`
+	StartLost       int64       `json:"start_claim_lost"`
+	Recovered       int64       `json:"recovered_tasks"`
+	SelfExits       []selfExit  `json:"self_exits,omitempty"`
+	Incarnations    int         `json:"processes_started"`
+	Dir             string      `json:"dir,omitempty"`
+	StoreErrors     int64       `json:"store_errors"`
+	Failed          bool        `json:"failed"`
+	FailureReasons  []string    `json:"failure_reasons,omitempty"`
+	pgWindows       [][2]time.Time
+	procNames       []string
+	killFailovers   []time.Duration
+	freezeFailovers []time.Duration
+}
+
+// downsNode reports whether f took a node down (kill, freeze or a process
+// exiting on its own), so that the node's tasks must fail over.
+func (f *fault) downsNode() bool {
+	return f.Kind == "kill" || f.Kind == "freeze" || f.Kind == "exit"
+}

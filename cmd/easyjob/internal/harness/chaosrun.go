@@ -1,0 +1,171 @@
+package harness
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"sync"
+	"time"
+)
+
+// chaosRun is one chaos run while it injects faults.
+type chaosRun struct {
+	o   chaosOpts
+	c   *procCluster
+	rng *rand.Rand
+	res *chaosResult
+	end time.Time
+
+	todo     []event
+	mu       sync.Mutex // guards res.Faults and the fault fields restartPG writes
+	pgWG     sync.WaitGroup
+	seenExit map[int]bool
+	count    map[string]int // faults by kind
+}
+
+// runChaos creates a scratch database, runs o.procs node processes on it
+// while injecting faults, and analyses their ledgers. The database is
+// dropped on every path; the ledgers and logs are kept on a failure or
+// with --keep.
+func runChaos(ctx context.Context, o chaosOpts) (_ *chaosResult, err error) {
+	hb, dead, rec := o.params.effective()
+	db, err := createScratch(ctx, o.admin)
+	if err != nil {
+		return nil, err
+	}
+	defer db.dropOnReturn(&err)
+	dir, err := os.MkdirTemp("", "easyjob-chaos-")
+	if err != nil {
+		return nil, err
+	}
+	p := o.params
+	p.DSN, p.Group = db.dsn, "chaos"
+	c, err := newProcCluster(dir, p, o.procs)
+	if err != nil {
+		return nil, err
+	}
+	c.extra = []string{"--log-level", o.logLevel}
+	r := &chaosRun{
+		o: o, c: c, rng: rand.New(rand.NewPCG(o.seed, o.seed^0x9e3779b97f4a7c15)),
+		res: &chaosResult{
+			Procs: o.procs, Tasks: p.Tasks, Cron: p.Cron, Seed: o.seed,
+			HeartbeatMS: ms(hb), DeadAfterMS: ms(dead), RecoverMS: ms(rec),
+			LostThresholdMS: ms(dead + rec + 2*time.Second), FailoverBoundMS: ms(dead + rec + 500*time.Millisecond),
+		},
+		seenExit: map[int]bool{}, count: map[string]int{},
+	}
+	for i := range o.procs {
+		if _, err := c.start(i); err != nil {
+			c.stopAll(10 * time.Second)
+			return nil, err
+		}
+	}
+	t0 := time.Now()
+	r.end = t0.Add(o.duration)
+	r.schedule(t0, dead+rec)
+	interrupted := r.loop(ctx, t0)
+	tEnd := time.Now()
+	r.pgWG.Wait()
+	c.stopAll(40 * time.Second)
+	if interrupted {
+		os.RemoveAll(dir)
+		return nil, errInterrupted
+	}
+	res := r.res
+	r.collect(t0, tEnd, dead+rec+2*time.Second)
+	if res.Failed || o.keep {
+		res.Dir = dir
+	} else {
+		os.RemoveAll(dir)
+	}
+	return res, nil
+}
+
+// loop injects the faults as they fall due and prints progress until the
+// run's end; it reports whether ctx ended it first.
+func (r *chaosRun) loop(ctx context.Context, t0 time.Time) (interrupted bool) {
+	prog := newProgress(r.o.quiet)
+	defer prog.done()
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	lastPrint, lastCount := t0, 0
+	for {
+		select {
+		case <-ctx.Done():
+			return true
+		case now := <-tick.C:
+			r.noteSelfExits(now)
+			r.injectDue(now)
+			if now.Sub(lastPrint) >= time.Second || !now.Before(r.end) {
+				k := r.c.poll()
+				r.printProgress(prog, now, t0, k, float64(k-lastCount)/now.Sub(lastPrint).Seconds())
+				lastPrint, lastCount = now, k
+			}
+			if !now.Before(r.end) {
+				return false
+			}
+		}
+	}
+}
+
+func (r *chaosRun) printProgress(prog *progress, now, t0 time.Time, fires int, rate float64) {
+	running, frozen := 0, 0
+	for _, inc := range r.c.current() {
+		if inc != nil {
+			running++
+			if inc.isFrozen() {
+				frozen++
+			}
+		}
+	}
+	prog.printf("chaos %3.0fs/%.0fs  procs %d/%d (%d frozen)  fires %d  %.0f/s  faults: %d kill, %d freeze, %d pg-restart, %d self-exit",
+		now.Sub(t0).Seconds(), r.o.duration.Seconds(), running, r.o.procs, frozen, fires,
+		rate, r.count["kill"], r.count["freeze"], r.count["pg-restart"], r.count["exit"])
+}
+
+// collect reads the ledgers and stats of every node process after the run
+// [t0, tEnd], analyses them and states why the run failed, if it did.
+// lostAfter is the silence that makes a fire lost.
+func (r *chaosRun) collect(t0, tEnd time.Time, lostAfter time.Duration) {
+	res := r.res
+	r.c.poll()
+	fires := r.c.fires()
+	incs := r.c.all()
+	for _, inc := range incs {
+		res.procNames = append(res.procNames, inc.Name)
+		if st, ok := inc.stats(); ok {
+			res.FencedFinishes += st.FencedFinish
+			res.StartLost += st.StartLost
+			res.Recovered += st.Recovered
+			for _, v := range st.Errors {
+				res.StoreErrors += v
+			}
+		}
+	}
+	res.Incarnations = len(incs)
+	res.DurationSeconds = tEnd.Sub(t0).Seconds()
+	res.Fires = len(fires)
+	res.FiresPerSec = float64(len(fires)) / res.DurationSeconds
+	for _, f := range res.Faults {
+		if f.Kind == "pg-restart" {
+			until := f.Until
+			if until.IsZero() {
+				until = tEnd
+			}
+			res.pgWindows = append(res.pgWindows, [2]time.Time{f.At.Add(-time.Second), until.Add(lostAfter)})
+		}
+	}
+	analyzeChaos(res, fires, r.c.params, t0.Add(steadyStart), tEnd.Add(-steadyEndMargin), lostAfter)
+
+	if res.Violations > 0 {
+		res.FailureReasons = append(res.FailureReasons, fmt.Sprintf("%d duplicate runs that are not re-runs of an interrupted fire", res.Violations))
+	}
+	if res.Lost > 0 {
+		res.FailureReasons = append(res.FailureReasons, fmt.Sprintf("%d lost fires", res.Lost))
+	}
+	if len(res.SelfExits) > 0 {
+		res.FailureReasons = append(res.FailureReasons, fmt.Sprintf("%d processes exited on their own", len(res.SelfExits)))
+	}
+	res.Failed = len(res.FailureReasons) > 0
+}

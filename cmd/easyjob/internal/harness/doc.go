@@ -1,0 +1,28 @@
+// Package harness is the measurement harness behind `easyjob bench` and
+// `easyjob chaos`: it runs easyjob nodes on a scratch PostgreSQL database
+// and judges the schedule they kept from what the jobs themselves saw.
+//
+// The commands (each returns the process exit status):
+//
+//   - Bench runs N nodes with K near-instant tasks, in this process or as
+//     node processes (--procs), and reports fires/s, start lag, duplicate
+//     and missed fires, claim conflicts, store round trips per fire, CPU,
+//     peak RSS and the idle cost; --find-capacity searches the largest K
+//     that keeps a p99 start lag bound.
+//   - Chaos runs node processes and SIGKILLs, SIGSTOPs and restarts them
+//     (and PostgreSQL, with --pg-restart), then reports failover times,
+//     duplicates (allowed re-runs of interrupted fires vs violations), lost
+//     fires and processes that exited on their own.
+//   - Node is the hidden NodeCommand: one node process. Bench and Chaos
+//     start node processes by copying the running binary (os.Executable)
+//     into the run's directory and executing it with NodeCommand, so the
+//     binary's command table must dispatch NodeCommand to Node.
+//
+// How a run is judged: every job appends one line to a ledger (in memory,
+// or a file per node process opened with O_APPEND and written with one
+// write(2) per fire, so it survives a SIGKILL); each node's store is
+// wrapped in a counting decorator whose counters a node process rewrites
+// to a stats file every second. After the run the harness reads the
+// ledgers and counters, never the scheduler's own tables. Each run creates
+// its own database next to the one --dsn names and drops it afterwards.
+package harness

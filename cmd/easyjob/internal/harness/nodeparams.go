@@ -1,0 +1,129 @@
+package harness
+
+import (
+	"flag"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/easyjob-go/easyjob/cmd/easyjob/internal/dsn"
+	"github.com/easyjob-go/easyjob/easyjob"
+)
+
+// nodeParams configures every node of a run, in-process or as a process.
+// Zero durations and counts mean the library's defaults.
+type nodeParams struct {
+	DSN             string
+	Group           string
+	Tasks           int
+	Cron            string
+	Strategy        string
+	Heartbeat       time.Duration
+	DeadAfter       time.Duration
+	RecoverInterval time.Duration
+	Workers         int
+	MaxClaims       int
+}
+
+// addRunFlags registers the flags bench and chaos share: the server, the
+// number of tasks and the node tuning.
+func addRunFlags(fs *flag.FlagSet, admin *string, p *nodeParams) {
+	fs.StringVar(admin, "dsn", dsn.FromEnv(), "PostgreSQL server (a database is created next to the one named; default $EASYJOB_DSN)")
+	fs.IntVar(&p.Tasks, "tasks", 100, "tasks K")
+	addNodeFlags(fs, p)
+}
+
+// addNodeFlags registers the node tuning flags shared by bench, chaos and
+// NodeCommand.
+func addNodeFlags(fs *flag.FlagSet, p *nodeParams) {
+	fs.StringVar(&p.Cron, "cron", "* * * * * *", "cron expression of every task (6 fields: leading seconds)")
+	fs.StringVar(&p.Strategy, "strategy", "", "claim strategy (default, id_hash, least_count, weight); empty = library default")
+	fs.DurationVar(&p.Heartbeat, "heartbeat", 0, "Config.HeartbeatInterval (0 = library default, 1s)")
+	fs.DurationVar(&p.DeadAfter, "dead-after", 0, "Config.DeadAfter (0 = library default, 3 heartbeats)")
+	fs.DurationVar(&p.RecoverInterval, "recover-interval", 0, "Config.RecoverInterval (0 = library default, 1s)")
+	fs.IntVar(&p.Workers, "workers", 0, "Config.Workers (0 = library default, 10)")
+	fs.IntVar(&p.MaxClaims, "max-claims", 0, "Config.MaxClaims (0 = library default, 100 × workers)")
+}
+
+// effective returns the heartbeat, dead threshold and recover interval the
+// nodes really use (the library defaults where unset).
+func (p nodeParams) effective() (hb, dead, rec time.Duration) {
+	hb, dead, rec = p.Heartbeat, p.DeadAfter, p.RecoverInterval
+	if hb == 0 {
+		hb = time.Second
+	}
+	if dead == 0 {
+		dead = 3 * hb
+	}
+	if rec == 0 {
+		rec = time.Second
+	}
+	return hb, dead, rec
+}
+
+// args renders p as NodeCommand flags.
+func (p nodeParams) args() []string {
+	a := []string{
+		"--dsn", p.DSN, "--group", p.Group, "--tasks", strconv.Itoa(p.Tasks), "--cron", p.Cron,
+	}
+	if p.Strategy != "" {
+		a = append(a, "--strategy", p.Strategy)
+	}
+	if p.Heartbeat != 0 {
+		a = append(a, "--heartbeat", p.Heartbeat.String())
+	}
+	if p.DeadAfter != 0 {
+		a = append(a, "--dead-after", p.DeadAfter.String())
+	}
+	if p.RecoverInterval != 0 {
+		a = append(a, "--recover-interval", p.RecoverInterval.String())
+	}
+	if p.Workers != 0 {
+		a = append(a, "--workers", strconv.Itoa(p.Workers))
+	}
+	if p.MaxClaims != 0 {
+		a = append(a, "--max-claims", strconv.Itoa(p.MaxClaims))
+	}
+	return a
+}
+
+// config returns the easyjob.Config of one node.
+func (p nodeParams) config(name string, log *zerolog.Logger) easyjob.Config {
+	return easyjob.Config{
+		SkipMigrate:       true, // the harness migrated the scratch database
+		Group:             p.Group,
+		NodeName:          name,
+		Strategy:          p.Strategy,
+		HeartbeatInterval: p.Heartbeat,
+		DeadAfter:         p.DeadAfter,
+		RecoverInterval:   p.RecoverInterval,
+		Workers:           p.Workers,
+		MaxClaims:         p.MaxClaims,
+		Logger:            log,
+	}
+}
+
+// taskName names bench task i.
+func taskName(i int) string { return fmt.Sprintf("t%05d", i) }
+
+// taskNames lists the names of the p.Tasks bench tasks.
+func (p nodeParams) taskNames() []string {
+	tasks := make([]string, p.Tasks)
+	for i := range tasks {
+		tasks[i] = taskName(i)
+	}
+	return tasks
+}
+
+// registerTasks registers the K bench tasks on s.
+func registerTasks(s *easyjob.Scheduler, p nodeParams, l ledger) error {
+	job := ledgerJob(l)
+	for i := range p.Tasks {
+		if err := s.Register(taskName(i), p.Cron, job); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,148 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"strconv"
+	"time"
+
+	"github.com/easyjob-go/easyjob/easyjob"
+	"github.com/easyjob-go/easyjob/repository"
+)
+
+// statusFlags is the setup of status, tasks and nodes: no flags of their
+// own; they show the nodes, the tasks or both.
+func statusFlags(withNodes, withTasks bool) func(*flag.FlagSet) action {
+	return func(*flag.FlagSet) action {
+		return func(ctx context.Context, e *env, _ []string) error { return showStatus(ctx, e, withNodes, withTasks) }
+	}
+}
+
+// showStatus prints the nodes and/or the tasks of the group.
+func showStatus(ctx context.Context, e *env, withNodes, withTasks bool) error {
+	now, err := e.client.Now(ctx)
+	if err != nil {
+		return err
+	}
+	var nodes []easyjob.NodeInfo
+	var tasks []easyjob.TaskInfo
+	if withNodes {
+		if nodes, err = e.client.Nodes(ctx); err != nil {
+			return err
+		}
+	}
+	if withTasks {
+		if tasks, err = e.client.Tasks(ctx); err != nil {
+			return err
+		}
+	}
+	if e.json {
+		switch {
+		case withNodes && withTasks:
+			return e.emit(struct {
+				Group string             `json:"group"`
+				Now   time.Time          `json:"now"`
+				Nodes []easyjob.NodeInfo `json:"nodes"`
+				Tasks []easyjob.TaskInfo `json:"tasks"`
+			}{e.group, now, nonNil(nodes), nonNil(tasks)})
+		case withNodes:
+			return e.emit(nonNil(nodes))
+		default:
+			return e.emit(nonNil(tasks))
+		}
+	}
+	if withNodes && withTasks {
+		live := 0
+		for _, n := range nodes {
+			if n.Live {
+				live++
+			}
+		}
+		fmt.Fprintf(e.out, "group %s: %d node(s), %d live; %d task(s); database time %s\n\n",
+			e.group, len(nodes), live, len(tasks), now.Format(time.RFC3339))
+	}
+	if withNodes {
+		if withTasks {
+			fmt.Fprintln(e.out, "NODES")
+		}
+		printNodes(e.out, nodes, now, e.group)
+	}
+	if withNodes && withTasks {
+		fmt.Fprintln(e.out, "\nTASKS")
+	}
+	if withTasks {
+		printTasks(e.out, tasks, now, e.group)
+	}
+	return nil
+}
+
+// nonNil makes a nil slice an empty one (JSON [] rather than null).
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
+// printNodes writes the nodes table.
+func printNodes(out io.Writer, nodes []easyjob.NodeInfo, now time.Time, group string) {
+	if len(nodes) == 0 {
+		fmt.Fprintf(out, "no nodes in group %q\n", group)
+		return
+	}
+	t := newTable(out, "ID", "NAME", "STATE", "ROW", "HEARTBEAT", "STARTED", "WEIGHT", "RUNS", "IN-FLIGHT")
+	for _, n := range nodes {
+		state := "suspect"
+		switch {
+		case n.Live:
+			state = "live"
+		case n.Dead:
+			state = "dead"
+		}
+		row := "-"
+		if n.RowNumber > 0 {
+			row = strconv.Itoa(n.RowNumber)
+		}
+		t.row(strconv.FormatInt(n.ID, 10), n.Name, state, row, shortDuration(n.HeartbeatAge)+" ago", relTime(n.StartedAt, now),
+			strconv.Itoa(n.Weight), strconv.FormatInt(n.Counts, 10), strconv.Itoa(n.InFlight))
+	}
+	t.flush()
+}
+
+// printTasks writes the tasks table.
+func printTasks(out io.Writer, tasks []easyjob.TaskInfo, now time.Time, group string) {
+	if len(tasks) == 0 {
+		fmt.Fprintf(out, "no tasks in group %q\n", group)
+		return
+	}
+	t := newTable(out, "ID", "NAME", "PARENT", "CRON", "STATUS", "NEXT", "NODE", "LAST", "FINISHED", "ERROR")
+	for _, x := range tasks {
+		cron := x.Cron
+		if cron == "" {
+			cron = "(after parent)"
+		}
+		if x.Timezone != "" {
+			cron += " " + x.Timezone
+		}
+		status := string(x.Status)
+		if x.Status == repository.TaskDoing && x.Paused {
+			status += " (pausing)"
+		}
+		if x.TriggerRequested {
+			status += " (+1 triggered)"
+		}
+		next := relTime(x.NextStartTime, now)
+		if x.Status == repository.TaskFinished || (x.Parent != "" && x.Cron == "") {
+			next = "-"
+		}
+		node := ""
+		if x.NodeID != 0 {
+			node = strconv.FormatInt(x.NodeID, 10)
+		}
+		t.row(strconv.FormatInt(x.ID, 10), x.Name, x.Parent, cron, status, next, node,
+			string(x.LastStatus), relTime(x.LastFinishedAt, now), truncate(oneLine(x.LastError), 40))
+	}
+	t.flush()
+}
