@@ -21,7 +21,7 @@ type claim struct {
 
 	// Set by the boss when it fires the claim, read-only afterwards.
 	foundAt time.Time                // database time the fire was found due
-	misfire repository.MisfirePolicy // "" when on time
+	misfire repository.MisfireAction // "" when on time
 
 	mu       sync.Mutex
 	waitFrom time.Time          // when it began to wait for a worker

@@ -22,8 +22,8 @@ type Config struct {
 	BunDB *bun.DB
 	DB    *sql.DB
 	DSN   string
-	// Migrate applies the embedded schema migrations at start (Postgres);
-	// default true. Set SkipMigrate to manage the schema yourself.
+	// SkipMigrate leaves the schema to you. By default Run applies the
+	// embedded migrations at start (Postgres; under an advisory lock).
 	SkipMigrate bool
 
 	// Group scopes tasks and nodes so several services can share a

@@ -9,7 +9,7 @@ import (
 // firePlan is what a worker does with a due fire.
 type firePlan struct {
 	run     bool
-	misfire repository.MisfirePolicy // "" when the fire is on time
+	misfire repository.MisfireAction // "" when the fire is on time
 	next    time.Time
 	done    bool // the cron has no further fire
 }
@@ -77,7 +77,7 @@ func newestFires(s schedule, scheduled, now time.Time, k int) []time.Time {
 // misfireFor returns the misfire policy that applies to a fire scheduled
 // at `scheduled` and found at now, or "" when the fire is on time. It is
 // cheap: the boss calls it for every due fire.
-func misfireFor(o repository.TaskOptions, scheduled, now time.Time) repository.MisfirePolicy {
+func misfireFor(o repository.TaskOptions, scheduled, now time.Time) repository.MisfireAction {
 	threshold := o.MisfireThreshold
 	if threshold <= 0 {
 		threshold = defaultMisfireThreshold

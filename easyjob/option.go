@@ -35,19 +35,19 @@ func Timeout(d time.Duration) Option {
 	}
 }
 
-// Retry re-runs a failed fire up to max more times, waiting backoff, then
+// Retry re-runs a failed fire up to n more times, waiting backoff, then
 // doubling it (with jitter, capped at 10 minutes) for each further attempt.
 // A retry is a pending fire that any node may claim. Children run only after
 // the parent finally succeeds.
-func Retry(max int, backoff time.Duration) Option {
+func Retry(n int, backoff time.Duration) Option {
 	return func(s *taskSpec) error {
-		if max < 0 || backoff < 0 {
-			return fmt.Errorf("%w: Retry(%d, %v) needs max >= 0 and backoff >= 0", ErrInvalidOption, max, backoff)
+		if n < 0 || backoff < 0 {
+			return fmt.Errorf("%w: Retry(%d, %v) needs n >= 0 and backoff >= 0", ErrInvalidOption, n, backoff)
 		}
 		if backoff == 0 {
 			backoff = time.Second
 		}
-		s.opts.MaxRetries, s.opts.RetryBackoff = max, backoff
+		s.opts.MaxRetries, s.opts.RetryBackoff = n, backoff
 		return nil
 	}
 }
@@ -57,7 +57,7 @@ func Retry(max int, backoff time.Duration) Option {
 func TZ(name string) Option {
 	return func(s *taskSpec) error {
 		if _, err := time.LoadLocation(name); err != nil {
-			return fmt.Errorf("%w: time zone %q: %v", ErrInvalidOption, name, err)
+			return fmt.Errorf("%w: time zone %q: %w", ErrInvalidOption, name, err)
 		}
 		s.opts.Timezone = name
 		return nil
@@ -67,18 +67,18 @@ func TZ(name string) Option {
 // MisfirePolicy chooses what a fire found late does (see FireOnceNow, Skip, CatchUp).
 type MisfirePolicy func(*repository.TaskOptions)
 
-// FireOnceNow (the default): a late fire runs once now; the next fire
+// FireOnceNow (the default) makes a late fire run once now; the next fire
 // comes from the cron after now.
 func FireOnceNow() MisfirePolicy {
 	return func(o *repository.TaskOptions) { o.Misfire, o.CatchUpMax = repository.MisfireFireOnceNow, 0 }
 }
 
-// Skip: a late fire does not run; the next fire is the cron's next after now.
+// Skip makes a late fire not run; the next fire is the cron's next after now.
 func Skip() MisfirePolicy {
 	return func(o *repository.TaskOptions) { o.Misfire, o.CatchUpMax = repository.MisfireSkip, 0 }
 }
 
-// CatchUp: the newest n missed fires run one after another (older missed
+// CatchUp makes the newest n missed fires run one after another (older missed
 // fires are recorded as skipped); then the cron resumes.
 func CatchUp(n int) MisfirePolicy {
 	return func(o *repository.TaskOptions) { o.Misfire, o.CatchUpMax = repository.MisfireCatchUp, n }
@@ -100,7 +100,7 @@ func Misfire(p MisfirePolicy, threshold time.Duration) Option {
 	}
 }
 
-// SkipInterrupted: a fire interrupted by the death of its node is not
+// SkipInterrupted makes a fire interrupted by the death of its node is not
 // re-run by the peer that recovers it (the default re-runs it: at least once).
 func SkipInterrupted() Option {
 	return func(s *taskSpec) error {

@@ -23,7 +23,7 @@ type pool struct {
 	wg      sync.WaitGroup // job goroutines, until their finish is written
 }
 
-func newPool(size int, base context.Context, exec func(context.Context, *claim)) *pool {
+func newPool(base context.Context, size int, exec func(context.Context, *claim)) *pool {
 	return &pool{base: base, exec: exec, free: size, running: map[*claim]struct{}{}, settled: make(chan struct{}, 1)}
 }
 

@@ -35,7 +35,7 @@ func parseSchedule(expr, tz string) (schedule, error) {
 	if tz != "" {
 		l, err := time.LoadLocation(tz)
 		if err != nil {
-			return schedule{}, fmt.Errorf("%w: time zone %q: %v", ErrInvalidCron, tz, err)
+			return schedule{}, fmt.Errorf("%w: time zone %q: %w", ErrInvalidCron, tz, err)
 		}
 		loc = l
 	}

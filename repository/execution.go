@@ -16,7 +16,7 @@ type Execution struct {
 	Error             string
 	Attempt           int
 	// Misfire names the misfire policy applied to this fire, if it was late.
-	Misfire MisfirePolicy
+	Misfire MisfireAction
 }
 
 // HistoryFilter selects and pages executions, newest first.

@@ -5,19 +5,21 @@ import "time"
 // TaskID identifies a task row.
 type TaskID int64
 
-// MisfirePolicy says what a fire found late by more than the misfire
-// threshold does.
-type MisfirePolicy string
+// MisfireAction is what is done with a fire found late by more than the
+// misfire threshold: stored as a task's option and recorded on the
+// execution it applied to. (easyjob.MisfirePolicy is the option a user
+// passes to choose one.)
+type MisfireAction string
 
-// Misfire policies.
+// Misfire actions.
 const (
 	// MisfireFireOnceNow runs once now; the next fire comes from the cron.
-	MisfireFireOnceNow MisfirePolicy = "fire_once_now"
+	MisfireFireOnceNow MisfireAction = "fire_once_now"
 	// MisfireSkip does not run; the next fire is the cron's next after now.
-	MisfireSkip MisfirePolicy = "skip"
+	MisfireSkip MisfireAction = "skip"
 	// MisfireCatchUp runs the missed fires one after another, at most
 	// TaskOptions.CatchUpMax of them.
-	MisfireCatchUp MisfirePolicy = "catch_up"
+	MisfireCatchUp MisfireAction = "catch_up"
 )
 
 // RecoverPolicy says what a peer does with a fire interrupted by the death
@@ -35,7 +37,7 @@ const (
 // TaskOptions are the per-task policies, stored with the task row.
 type TaskOptions struct {
 	Timezone         string        `json:"tz,omitempty"`
-	Misfire          MisfirePolicy `json:"misfire,omitempty"`
+	Misfire          MisfireAction `json:"misfire,omitempty"`
 	MisfireThreshold time.Duration `json:"misfire_threshold,omitempty"`
 	CatchUpMax       int           `json:"catch_up_max,omitempty"`
 	Timeout          time.Duration `json:"timeout,omitempty"`

@@ -181,7 +181,7 @@ func (r *execScan) execution() (e repository.Execution, ok bool) {
 		Status:            repository.ExecStatus(r.status.String),
 		Error:             r.errText.String,
 		Attempt:           int(r.attempt.Int64),
-		Misfire:           repository.MisfirePolicy(r.misfire.String),
+		Misfire:           repository.MisfireAction(r.misfire.String),
 	}, true
 }
 
