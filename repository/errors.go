@@ -15,6 +15,8 @@ var (
 	// ErrSchemaTooNew means the database holds a schema version this binary
 	// does not know; an older binary must not write to it.
 	ErrSchemaTooNew = errors.New("easyjob: database schema is newer than this binary")
+	// ErrTaskSetNotFound means no task set was published under that id.
+	ErrTaskSetNotFound = errors.New("easyjob: task set not found")
 	// ErrConflict means a control operation lost a version race repeatedly.
 	ErrConflict = errors.New("easyjob: concurrent update, try again")
 )

@@ -19,4 +19,8 @@ type Node struct {
 	// take its released work at once) but, while it heartbeats, not dead
 	// (its running jobs are not recovered under it).
 	Leaving bool
+	// TaskSet is the id (TaskSetID) of the set of task names the node
+	// registered, published with NodeStore.PublishTaskSet; "" when the node
+	// published none (it is then taken to run every task).
+	TaskSet string
 }

@@ -44,6 +44,12 @@ type NodeStore interface {
 	// ExpireNodes deletes node rows silent for longer than deadFor that hold
 	// no claims; it returns how many it deleted.
 	ExpireNodes(ctx context.Context, group string, deadFor time.Duration) (int, error)
+	// PublishTaskSet stores the set of task names under TaskSetID(names)
+	// (idempotent; sets are immutable) and returns the id.
+	PublishTaskSet(ctx context.Context, names []string) (string, error)
+	// TaskSet returns the sorted names published under id;
+	// ErrTaskSetNotFound when none were.
+	TaskSet(ctx context.Context, id string) ([]string, error)
 }
 
 // DueQuery selects pending root tasks due within a window.

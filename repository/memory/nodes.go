@@ -3,6 +3,7 @@ package memory
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"time"
 
@@ -53,7 +54,7 @@ func (s *Store) Heartbeat(ctx context.Context, n repository.Node) (repository.No
 			s.lastNode = n.ID
 		}
 	}
-	row.Group, row.Name, row.Weight, row.Counts, row.HeartbeatAt, row.Leaving = n.Group, n.Name, n.Weight, n.Counts, now, n.Leaving
+	row.Group, row.Name, row.Weight, row.Counts, row.HeartbeatAt, row.Leaving, row.TaskSet = n.Group, n.Name, n.Weight, n.Counts, now, n.Leaving, n.TaskSet
 	return *row, nil
 }
 
@@ -124,4 +125,32 @@ func (s *Store) nodesLocked(group string, keep func(*repository.Node) bool) []re
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
 	return out
+}
+
+// PublishTaskSet stores names under their set id (idempotent).
+func (s *Store) PublishTaskSet(ctx context.Context, names []string) (string, error) {
+	if err := s.begin(ctx); err != nil {
+		return "", err
+	}
+	id := repository.TaskSetID(names)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.taskSets[id]; !ok {
+		s.taskSets[id] = slices.Compact(slices.Sorted(slices.Values(names)))
+	}
+	return id, nil
+}
+
+// TaskSet returns the names published under id.
+func (s *Store) TaskSet(ctx context.Context, id string) ([]string, error) {
+	if err := s.begin(ctx); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	names, ok := s.taskSets[id]
+	if !ok {
+		return nil, fmt.Errorf("easyjob: task set %q: %w", id, repository.ErrTaskSetNotFound)
+	}
+	return slices.Clone(names), nil
 }

@@ -30,6 +30,7 @@ type Store struct {
 	execs       map[int64]*repository.Execution
 	execsByTask map[repository.TaskID][]int64 // ascending ids
 	listeners   map[string]map[*listener]struct{}
+	taskSets    map[string][]string // id -> sorted names
 }
 
 // New returns an empty store.
@@ -42,6 +43,7 @@ func New(opts ...Option) *Store {
 		execs:       make(map[int64]*repository.Execution),
 		execsByTask: make(map[repository.TaskID][]int64),
 		listeners:   make(map[string]map[*listener]struct{}),
+		taskSets:    make(map[string][]string),
 	}
 	for _, o := range opts {
 		o(s)

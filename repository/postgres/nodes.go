@@ -2,8 +2,13 @@ package postgres
 
 import (
 	"context"
+	"database/sql"
+	"errors"
 	"fmt"
+	"slices"
 	"time"
+
+	"github.com/uptrace/bun/dialect/pgdialect"
 
 	"github.com/easyjob-go/easyjob/repository"
 )
@@ -27,14 +32,14 @@ RETURNING ` + nodeCols("n")
 // pause) is re-created under the same id, so this node keeps its identity
 // and its claims stay attributable to it.
 func (s *Store) Heartbeat(ctx context.Context, n repository.Node) (repository.Node, error) {
-	q := `INSERT INTO easyjob_nodes AS n (id, group_name, name, weight, counts, started_at, heartbeat_at, leaving)
-VALUES (?, ?, ?, greatest(?::int, 1), ?, coalesce(?::timestamptz, now()), now(), ?)
+	q := `INSERT INTO easyjob_nodes AS n (id, group_name, name, weight, counts, started_at, heartbeat_at, leaving, task_set)
+VALUES (?, ?, ?, greatest(?::int, 1), ?, coalesce(?::timestamptz, now()), now(), ?, ?)
 ON CONFLICT (id) DO UPDATE SET
   group_name = excluded.group_name, name = excluded.name, weight = excluded.weight,
-  counts = excluded.counts, heartbeat_at = now(), leaving = excluded.leaving
+  counts = excluded.counts, heartbeat_at = now(), leaving = excluded.leaving, task_set = excluded.task_set
 RETURNING ` + nodeCols("n")
 	nodes, err := s.prio.nodes(ctx, s.db, q,
-		int64(n.ID), n.Group, n.Name, n.Weight, n.Counts, nullTime(n.StartedAt), n.Leaving)
+		int64(n.ID), n.Group, n.Name, n.Weight, n.Counts, nullTime(n.StartedAt), n.Leaving, n.TaskSet)
 	if err != nil {
 		return repository.Node{}, fmt.Errorf("easyjob/postgres: heartbeat node %d: %w", n.ID, err)
 	}
@@ -86,4 +91,29 @@ WHERE n.group_name = ? AND n.heartbeat_at < now() - (?::bigint * interval '1 mic
 	}
 	n, err := res.RowsAffected()
 	return int(n), err
+}
+
+// PublishTaskSet stores names under their set id; a set already stored is
+// left as it is (the id is a hash of the names).
+func (s *Store) PublishTaskSet(ctx context.Context, names []string) (string, error) {
+	id := repository.TaskSetID(names)
+	sorted := slices.Compact(slices.Sorted(slices.Values(names)))
+	q := `INSERT INTO easyjob_task_sets (id, names) VALUES (?, ?::text[]) ON CONFLICT (id) DO NOTHING`
+	if _, err := s.db.ExecContext(ctx, q, id, pgdialect.Array(sorted)); err != nil {
+		return "", fmt.Errorf("easyjob/postgres: publish task set of %d names: %w", len(sorted), err)
+	}
+	return id, nil
+}
+
+// TaskSet reads the names published under id.
+func (s *Store) TaskSet(ctx context.Context, id string) ([]string, error) {
+	var names []string
+	err := s.db.QueryRowContext(ctx, `SELECT names FROM easyjob_task_sets WHERE id = ?`, id).Scan(pgdialect.Array(&names))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("easyjob/postgres: task set %q: %w", id, repository.ErrTaskSetNotFound)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("easyjob/postgres: task set %q: %w", id, err)
+	}
+	return names, nil
 }

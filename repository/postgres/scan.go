@@ -123,7 +123,7 @@ func encodeOptions(o repository.TaskOptions) (string, error) {
 	return string(b), nil
 }
 
-var nodeColumnNames = []string{"id", "group_name", "name", "weight", "counts", "started_at", "heartbeat_at", "leaving"}
+var nodeColumnNames = []string{"id", "group_name", "name", "weight", "counts", "started_at", "heartbeat_at", "leaving", "task_set"}
 
 func nodeCols(alias string) string { return qualify(alias, nodeColumnNames) }
 
@@ -135,7 +135,7 @@ func scanNodes(rows *sql.Rows, err error) ([]repository.Node, error) {
 	var out []repository.Node
 	for rows.Next() {
 		var n repository.Node
-		if err := rows.Scan(&n.ID, &n.Group, &n.Name, &n.Weight, &n.Counts, &n.StartedAt, &n.HeartbeatAt, &n.Leaving); err != nil {
+		if err := rows.Scan(&n.ID, &n.Group, &n.Name, &n.Weight, &n.Counts, &n.StartedAt, &n.HeartbeatAt, &n.Leaving, &n.TaskSet); err != nil {
 			return nil, err
 		}
 		n.StartedAt, n.HeartbeatAt = n.StartedAt.UTC(), n.HeartbeatAt.UTC()

@@ -13,6 +13,36 @@ var nodeCases = []testCase{
 	{"LiveNodes", testLiveNodes},
 	{"ExpireNodes", testExpireNodes},
 	{"Leaving", testLeaving},
+	{"TaskSets", testTaskSets},
+}
+
+// A node publishes the names it registered once per distinct set and
+// carries the set's id in its row, which peers read back from LiveNodes.
+func testTaskSets(e *env) {
+	names := []string{"b", "a", "c", "a"}
+	id, err := e.s.PublishTaskSet(e.ctx, names)
+	if err != nil || id != repository.TaskSetID(names) {
+		e.t.Fatalf("PublishTaskSet = %q, %v; want %q", id, err, repository.TaskSetID(names))
+	}
+	again, err := e.s.PublishTaskSet(e.ctx, []string{"c", "b", "a"})
+	if err != nil || again != id {
+		e.t.Fatalf("PublishTaskSet of the same set in another order = %q, %v; want %q", again, err, id)
+	}
+	got, err := e.s.TaskSet(e.ctx, id)
+	if err != nil || len(got) != 3 || got[0] != "a" || got[1] != "b" || got[2] != "c" {
+		e.t.Fatalf("TaskSet = %v, %v; want [a b c]", got, err)
+	}
+	_, err = e.s.TaskSet(e.ctx, repository.TaskSetID([]string{"never published"}))
+	e.wantErr("TaskSet of an unknown id", err, repository.ErrTaskSetNotFound, "")
+	n := e.node("publisher")
+	n.TaskSet = id
+	if _, err := e.s.Heartbeat(e.ctx, n); err != nil {
+		e.t.Fatal(err)
+	}
+	live, err := e.s.LiveNodes(e.ctx, e.g, time.Minute)
+	if err != nil || len(live) != 1 || live[0].TaskSet != id {
+		e.t.Fatalf("LiveNodes after a heartbeat with a task set = %+v, %v; want task set %q", live, err, id)
+	}
 }
 
 // A leaving node that still heartbeats is neither live (peers rebalance
