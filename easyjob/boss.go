@@ -67,6 +67,9 @@ func (n *node) dispatch(ctx context.Context, c *claim) bool {
 	// Only the cheap part here: the boss fires every due claim in a row.
 	// The worker computes the next fire with this same database time.
 	c.fire(n.dbNow())
+	if c.misfire != "" {
+		n.observe(Event{Kind: EventMisfire, Task: c.spec.name, Misfire: c.misfire, Lag: c.foundAt.Sub(c.task.NextStartTime)})
+	}
 	n.pool.submit(c)
 	return true
 }

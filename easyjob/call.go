@@ -47,8 +47,13 @@ func (n *node) call(ctx context.Context, spec *taskSpec, t repository.Task, sche
 	default:
 		status = repository.ExecFailed
 	}
-	if spec.opts.Timeout > 0 && time.Since(start) > spec.opts.Timeout+time.Second {
-		n.log.Warn().Str("task", spec.name).Dur("ran", time.Since(start)).Dur("timeout", spec.opts.Timeout).
+	took := time.Since(start)
+	if n.obs != nil {
+		n.observe(Event{Kind: EventRunEnd, Task: spec.name, Cron: t.Cron, Scheduled: scheduled, Attempt: max(t.Attempt, 1),
+			Status: status, Duration: took, Err: err, At: time.Now()})
+	}
+	if spec.opts.Timeout > 0 && took > spec.opts.Timeout+time.Second {
+		n.log.Warn().Str("task", spec.name).Dur("ran", took).Dur("timeout", spec.opts.Timeout).
 			Msg("easyjob: job ignored its context past the timeout and held a worker")
 	}
 	if err != nil {

@@ -10,11 +10,22 @@ import (
 
 // runChildren runs the children of spec after a successful run, in
 // registration order, depth first, on the calling worker. A failed child
-// skips its own subtree; its siblings still run.
-func (n *node) runChildren(ctx context.Context, spec *taskSpec, scheduled time.Time, parentExec int64) {
+// skips its own subtree; its siblings still run. prior holds the runs an
+// interrupted earlier run of this fire recorded (resume.go): a step that
+// completed there is not run again (one that succeeded continues with
+// its own children), one that was interrupted runs again.
+func (n *node) runChildren(ctx context.Context, spec *taskSpec, scheduled time.Time, parentExec int64, prior step) {
 	for _, ch := range spec.children {
 		if ctx.Err() != nil {
 			return
+		}
+		if r, ok := prior.child(ch.name); ok && prior.completed(r) {
+			n.log.Info().Str("task", ch.name).Str("status", string(r.Status)).Int64("node", int64(r.NodeID)).
+				Msg("easyjob: chain step completed before its node died; not run again")
+			if prior.succeeded(r) {
+				n.runChildren(ctx, ch, scheduled, r.ID, prior.below(r))
+			}
+			continue
 		}
 		n.runChild(ctx, ch, scheduled, parentExec)
 	}
@@ -51,10 +62,12 @@ func (n *node) runChild(ctx context.Context, ch *taskSpec, scheduled time.Time, 
 		n.log.Warn().Err(err).Str("task", ch.name).Msg("easyjob: could not record child start; skipping its subtree")
 		return
 	}
-	status, runErr := n.call(ctx, ch, c.task, scheduled)
+	runCtx, endRun := n.fired(ctx, ch, c.task, scheduled, n.dbNow(), "")
+	status, runErr := n.call(runCtx, ch, c.task, scheduled)
 	if status == repository.ExecSucceeded {
-		n.runChildren(ctx, ch, scheduled, exec.ID)
+		n.runChildren(runCtx, ch, scheduled, exec.ID, step{})
 	}
+	endRun(RunResult{Status: status, Err: runErr})
 	next := c.task.NextStartTime
 	if t, ok := sched.next(now); ok {
 		next = t

@@ -12,6 +12,7 @@ import (
 // TestChainRunsInOrder: the classic four-step chain runs in order on every
 // fire, on one node, each child's execution under its parent's.
 func TestChainRunsInOrder(t *testing.T) {
+	t.Parallel()
 	store, group := pgStore(t)
 	var l ledger
 	reg := func(s *Scheduler) {
@@ -65,6 +66,7 @@ func TestChainRunsInOrder(t *testing.T) {
 // TestChainFailureSkipsSubtree: a failing step2 skips step3 and step4 and
 // is recorded as failed; its sibling step2b still runs.
 func TestChainFailureSkipsSubtree(t *testing.T) {
+	t.Parallel()
 	store, group := pgStore(t)
 	var l ledger
 	reg := func(s *Scheduler) {
@@ -96,6 +98,7 @@ func TestChainFailureSkipsSubtree(t *testing.T) {
 // TestChildCronGates: a child with its own cron runs only when that cron
 // came due since its last run, not after every parent success.
 func TestChildCronGates(t *testing.T) {
+	t.Parallel()
 	store, group := pgStore(t)
 	var l ledger
 	reg := func(s *Scheduler) {

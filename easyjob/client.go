@@ -82,6 +82,17 @@ type TaskInfo struct {
 	LastError      string                `json:"last_error,omitempty"`
 	LastFinishedAt time.Time             `json:"last_finished_at"`
 	UpdatedAt      time.Time             `json:"updated_at"`
+	// CodeCron is the cron the code registers; Cron differs from it while
+	// an operator's Reschedule overrides it (Overridden, since
+	// OverriddenAt). The override holds across restarts and deploys of the
+	// same code and yields to a different cron in code (or ResetSchedule).
+	CodeCron     string    `json:"code_cron"`
+	Overridden   bool      `json:"overridden"`
+	OverriddenAt time.Time `json:"overridden_at,omitzero"`
+	// Stale: no live node registers the task (it was removed from the code,
+	// or its service stopped); it will not fire. Set by Task and Tasks.
+	// See Remove and Config.StaleTaskExpiry.
+	Stale bool `json:"stale"`
 }
 
 // HistoryFilter selects and pages executions, newest first: Status ("" for
@@ -121,7 +132,7 @@ type NodeInfo struct {
 	ID     int64  `json:"id"`
 	Name   string `json:"name"`
 	Weight int    `json:"weight"`
-	Counts int64  `json:"counts"` // executions finished in the last minute
+	Counts int64  `json:"counts"` // executions finished in the last 10 complete seconds
 	// Live: heartbeated within LiveAfter and not leaving; it takes part in
 	// claiming.
 	Live bool `json:"live"`
@@ -194,28 +205,32 @@ func (c *Client) Reschedule(ctx context.Context, name, cron string) (TaskInfo, e
 	return c.info(ctx, row)
 }
 
-// Task returns one task.
+// Task returns one task (with Stale set).
 func (c *Client) Task(ctx context.Context, name string) (TaskInfo, error) {
 	t, err := c.store.Task(ctx, c.group, name)
 	if err != nil {
 		return TaskInfo{}, c.wrap("read", name, err)
 	}
-	return c.info(ctx, t)
+	info, err := c.info(ctx, t)
+	if err != nil {
+		return TaskInfo{}, err
+	}
+	one := []TaskInfo{info}
+	if err := c.markStale(ctx, one); err != nil {
+		return TaskInfo{}, c.wrap("read", name, err)
+	}
+	return one[0], nil
 }
 
-// Tasks lists every task of the group ordered by id.
+// Tasks lists every task of the group ordered by id (with Stale set).
 func (c *Client) Tasks(ctx context.Context) ([]TaskInfo, error) {
 	ts, err := c.store.Tasks(ctx, c.group)
 	if err != nil {
 		return nil, fmt.Errorf("easyjob: list tasks of group %q: %w", c.group, err)
 	}
-	names := make(map[repository.TaskID]string, len(ts))
-	for _, t := range ts {
-		names[t.ID] = t.Name
-	}
-	out := make([]TaskInfo, len(ts))
-	for i, t := range ts {
-		out[i] = taskInfo(t, names[t.ParentID])
+	out := taskInfos(ts, ts)
+	if err := c.markStale(ctx, out); err != nil {
+		return nil, fmt.Errorf("easyjob: list tasks of group %q: %w", c.group, err)
 	}
 	return out, nil
 }
@@ -227,13 +242,8 @@ func (c *Client) History(ctx context.Context, name string, f HistoryFilter) ([]E
 	if err != nil {
 		return nil, c.wrap("history of", name, err)
 	}
-	out := make([]ExecutionInfo, len(xs))
-	for i, x := range xs {
-		out[i] = ExecutionInfo{
-			ID: x.ID, Task: x.TaskName, TaskID: int64(x.TaskID), ParentExecutionID: x.ParentExecutionID,
-			NodeID: int64(x.NodeID), ScheduledAt: x.ScheduledAt, StartedAt: x.StartedAt, FinishedAt: x.FinishedAt,
-			Status: x.Status, Error: x.Error, Attempt: x.Attempt, Misfire: string(x.Misfire),
-		}
+	out := execInfos(xs) // client_views.go
+	for i := range out {
 		if out[i].Task == "" {
 			out[i].Task = name
 		}
@@ -262,22 +272,7 @@ func (c *Client) Nodes(ctx context.Context) ([]NodeInfo, error) {
 			inFlight[t.NodeID]++
 		}
 	}
-	out := make([]NodeInfo, len(ns))
-	row := 0
-	for i, n := range ns { // sorted by id, so row numbers follow
-		age := max(now.Sub(n.HeartbeatAt), 0)
-		ni := NodeInfo{
-			ID: int64(n.ID), Name: n.Name, Weight: n.Weight, Counts: n.Counts,
-			Live: age <= c.live && !n.Leaving, Leaving: n.Leaving, Dead: age > c.dead, HeartbeatAge: age,
-			StartedAt: n.StartedAt, HeartbeatAt: n.HeartbeatAt, InFlight: inFlight[n.ID],
-		}
-		if ni.Live {
-			row++
-			ni.RowNumber = row
-		}
-		out[i] = ni
-	}
-	return out, nil
+	return c.nodeInfos(ns, now, inFlight), nil // client_views.go
 }
 
 // PruneHistory deletes finished runs of the group's tasks that started
@@ -338,5 +333,6 @@ func taskInfo(t repository.Task, parent string) TaskInfo {
 		NextStartTime: t.NextStartTime, Attempt: t.Attempt, Timezone: t.Options.Timezone,
 		Version: t.Version, LastStatus: t.LastStatus, LastError: t.LastError,
 		LastFinishedAt: t.LastFinishedAt, UpdatedAt: t.UpdatedAt,
+		CodeCron: t.CodeCron, Overridden: t.Overridden(), OverriddenAt: t.OverriddenAt,
 	}
 }

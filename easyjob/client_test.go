@@ -102,6 +102,7 @@ func mustTask(t *testing.T, c *Client, name string) TaskInfo {
 }
 
 func TestClientTriggerPending(t *testing.T) {
+	t.Parallel()
 	store, group := clientStore(t)
 	var l ledger
 	startOne(t, store, group, "job", yearly, l.job(nil))
@@ -114,6 +115,8 @@ func TestClientTriggerPending(t *testing.T) {
 		t.Fatalf("status after trigger %s", ti.Status)
 	}
 	waitFor(t, 5*time.Second, "the triggered run", func() bool { return l.count("job") == 1 })
+	// A window, not a wait: a second run of the one trigger would start
+	// within it (it spans three 200 ms loader polls).
 	time.Sleep(700 * time.Millisecond)
 	if k := l.count("job"); k != 1 {
 		t.Fatalf("%d runs after one trigger, want 1", k)
@@ -125,16 +128,20 @@ func TestClientTriggerPending(t *testing.T) {
 }
 
 func TestClientTriggerPaused(t *testing.T) {
+	t.Parallel()
 	store, group := clientStore(t)
 	var l ledger
-	startOne(t, store, group, "job", "* * * * * *", l.job(nil))
+	tn := startOne(t, store, group, "job", "* * * * * *", l.job(nil))
 	c := newTestClient(t, store, group)
 	ctx := context.Background()
 	if _, err := c.Pause(ctx, "job"); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 5*time.Second, "the task parked paused", func() bool { return mustTask(t, c, "job").Status == repository.TaskPaused })
-	time.Sleep(300 * time.Millisecond) // a fire that was queued at Pause has run by now
+	// A fire queued at Pause still runs; its finish parks the task and the
+	// node forgets the claim: then no fire of before the pause is left.
+	waitFor(t, 5*time.Second, "the task parked paused and its claim dropped", func() bool {
+		return mustTask(t, c, "job").Status == repository.TaskPaused && tn.n.claims.len() == 0
+	})
 	before := l.count("job")
 	ti, err := c.Trigger(ctx, "job")
 	if err != nil {
@@ -145,6 +152,8 @@ func TestClientTriggerPaused(t *testing.T) {
 	}
 	waitFor(t, 5*time.Second, "the triggered run", func() bool { return l.count("job") == before+1 })
 	waitFor(t, 5*time.Second, "the task parked paused again", func() bool { return mustTask(t, c, "job").Status == repository.TaskPaused })
+	// A window, not a wait: the every-second task must stay paused over
+	// it (a fire second or more, seven loader polls).
 	time.Sleep(1500 * time.Millisecond)
 	if k := l.count("job"); k != before+1 {
 		t.Fatalf("%d runs after the trigger of a paused task, want exactly 1", k-before)
@@ -152,10 +161,11 @@ func TestClientTriggerPaused(t *testing.T) {
 }
 
 func TestClientTriggerWhileRunning(t *testing.T) {
+	t.Parallel()
 	store, group := clientStore(t)
 	b := newBlocker()
 	defer b.unblock()
-	startOne(t, store, group, "job", yearly, b.job)
+	tn := startOne(t, store, group, "job", yearly, b.job)
 	c := newTestClient(t, store, group)
 	ctx := context.Background()
 	if _, err := c.Trigger(ctx, "job"); err != nil {
@@ -173,13 +183,20 @@ func TestClientTriggerWhileRunning(t *testing.T) {
 	if _, err := c.Trigger(ctx, "job"); err != nil {
 		t.Fatal(err)
 	}
+	// A window, not a wait: an overlapping run would start within it (it
+	// spans two 200 ms loader polls).
 	time.Sleep(500 * time.Millisecond)
 	if k := b.runs.Load(); k != 1 {
 		t.Fatalf("%d runs while the first still runs, want 1 (no overlap)", k)
 	}
 	b.unblock()
 	b.waitStart(t)
-	time.Sleep(1500 * time.Millisecond)
+	// The extra run returns at once; its finish leaves the row pending, no
+	// request left, and the node without a claim: nothing more can run.
+	waitFor(t, 5*time.Second, "the extra run finished and the claim dropped", func() bool {
+		ti := mustTask(t, c, "job")
+		return ti.Status == repository.TaskPending && !ti.TriggerRequested && tn.n.claims.len() == 0
+	})
 	if k := b.runs.Load(); k != 2 {
 		t.Fatalf("%d runs, want 2: the running one and exactly one extra", k)
 	}
@@ -202,6 +219,7 @@ func TestClientTriggerWhileRunning(t *testing.T) {
 }
 
 func TestClientPauseWhileRunningThenResume(t *testing.T) {
+	t.Parallel()
 	store, group := clientStore(t)
 	b := newBlocker()
 	defer b.unblock()
@@ -225,6 +243,7 @@ func TestClientPauseWhileRunningThenResume(t *testing.T) {
 	if len(xs) != 1 || xs[0].Status != repository.ExecSucceeded || xs[0].FinishedAt.IsZero() {
 		t.Fatalf("history %+v, want the running fire recorded as succeeded", xs)
 	}
+	// A window, not a wait: the every-second task must stay paused over it.
 	time.Sleep(1500 * time.Millisecond)
 	if k := b.runs.Load(); k != 1 {
 		t.Fatalf("%d runs while paused, want the 1 that was running", k)
@@ -244,9 +263,10 @@ func TestClientPauseWhileRunningThenResume(t *testing.T) {
 }
 
 func TestClientRescheduleWhileQueued(t *testing.T) {
+	t.Parallel()
 	store, group := clientStore(t)
 	var l ledger
-	startOne(t, store, group, "job", "* * * * * *", l.job(nil))
+	tn := startOne(t, store, group, "job", "* * * * * *", l.job(nil))
 	c := newTestClient(t, store, group)
 	ctx := context.Background()
 	// Every-second fires keep their claim: between runs the next fire is
@@ -267,7 +287,11 @@ func TestClientRescheduleWhileQueued(t *testing.T) {
 		t.Fatalf("rescheduled row: cron %q next %v, want %q %v", ti.Cron, ti.NextStartTime, yearly, wantNext)
 	}
 	k0 := l.count("job")
-	time.Sleep(2500 * time.Millisecond)
+	// The fire queued before the reschedule may still run; its finish
+	// leaves the row pending on the yearly fire and drops the claim.
+	waitFor(t, 5*time.Second, "the queued fire finished and the claim dropped", func() bool {
+		return mustTask(t, c, "job").Status == repository.TaskPending && tn.n.claims.len() == 0
+	})
 	if k := l.count("job"); k > k0+1 {
 		t.Fatalf("%d runs after rescheduling to yearly, want at most the 1 already queued", k-k0)
 	}
@@ -291,6 +315,7 @@ func TestClientRescheduleWhileQueued(t *testing.T) {
 }
 
 func TestClientRescheduleInvalid(t *testing.T) {
+	t.Parallel()
 	store, group := clientStore(t)
 	writeTask(t, store, group, "job", yearly)
 	c := newTestClient(t, store, group)
@@ -316,6 +341,7 @@ func TestClientRescheduleInvalid(t *testing.T) {
 }
 
 func TestClientUnknownTask(t *testing.T) {
+	t.Parallel()
 	store, group := clientStore(t)
 	writeTask(t, store, group, "job", yearly)
 	c := newTestClient(t, store, group)
@@ -342,6 +368,7 @@ func TestClientUnknownTask(t *testing.T) {
 }
 
 func TestClientHistoryPaging(t *testing.T) {
+	t.Parallel()
 	store, group := clientStore(t)
 	writeTask(t, store, group, "job", yearly)
 	ids := writeRuns(t, store, group, "job", 7, func(i int) repository.ExecStatus {
@@ -396,6 +423,7 @@ func TestClientHistoryPaging(t *testing.T) {
 }
 
 func TestClientPruneHistory(t *testing.T) {
+	t.Parallel()
 	store, group := clientStore(t)
 	writeTask(t, store, group, "job", yearly)
 	writeRuns(t, store, group, "job", 5, nil)
@@ -418,13 +446,14 @@ func TestClientPruneHistory(t *testing.T) {
 	if err != nil || len(xs) != 2 {
 		t.Fatalf("history after prune: %d runs (%v), want 2", len(xs), err)
 	}
-	time.Sleep(50 * time.Millisecond)
+	time.Sleep(50 * time.Millisecond) // not an event: the runs must age past the 1 ms maxAge below
 	if k, err := c.PruneHistory(ctx, time.Millisecond, 0); err != nil || k != 2 {
 		t.Fatalf("maxAge 1ms deleted %d (%v), want 2", k, err)
 	}
 }
 
 func TestClientHousekeeping(t *testing.T) {
+	t.Parallel()
 	store, group := clientStore(t)
 	var l ledger
 	cfg := fastConfig(store, group)
@@ -463,6 +492,8 @@ func TestClientNodes(t *testing.T) {
 	if won, err := store.Claim(ctx, n3.ID, []repository.TaskRef{a.Ref(), b.Ref()}); err != nil || len(won) != 2 {
 		t.Fatalf("claim: %d won (%v)", len(won), err)
 	}
+	// Not an event: dead's heartbeat must age past DeadAfter (300 ms) while
+	// two and three beat again below.
 	time.Sleep(400 * time.Millisecond)
 	n2.Counts = 7
 	for _, n := range []repository.Node{n2, n3} {
@@ -497,6 +528,7 @@ func TestClientNodes(t *testing.T) {
 }
 
 func TestClientOwnPool(t *testing.T) {
+	t.Parallel()
 	dsn := pgtest.SharedDatabase(t)
 	ctx := context.Background()
 	c, err := NewClient(ctx, Config{DSN: dsn, Group: groupFor(t)})
@@ -518,6 +550,7 @@ func TestClientOwnPool(t *testing.T) {
 }
 
 func TestClientTasksParent(t *testing.T) {
+	t.Parallel()
 	store, group := clientStore(t)
 	ctx := context.Background()
 	now, _ := store.Now(ctx)

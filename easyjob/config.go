@@ -3,8 +3,10 @@ package easyjob
 import (
 	"database/sql"
 	"fmt"
+	"log/slog"
 	"os"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -68,8 +70,17 @@ type Config struct {
 	// NodeExpiry: node rows dead this long are deleted. Default 1h.
 	NodeExpiry time.Duration
 
-	// Logger receives structured logs. Default: zerolog.Nop().
+	// Logger receives structured logs (zerolog, the runtime's own logger).
+	// Slog instead sends them to a log/slog logger (levels mapped, fields
+	// kept as attributes; see logging.go). Set one of the two, not both
+	// (ErrInvalidConfig). Neither: warnings and errors go to stderr.
 	Logger *zerolog.Logger
+	Slog   *slog.Logger
+
+	// Observer receives the runtime's events for metrics and traces
+	// (easyjob/metrics/prom, easyjob/metrics/otel; Observers combines
+	// several). Default: none.
+	Observer Observer
 
 	// HistoryMaxAge: finished runs older than this are deleted (once a
 	// minute, by one node of the group). Default 0: kept forever.
@@ -77,8 +88,15 @@ type Config struct {
 	// HistoryMaxRows: only the newest this many runs of each task are kept.
 	// Default 0: no bound.
 	HistoryMaxRows int
+	// StaleTaskExpiry: a task that no live node of the group registers
+	// (stale: removed from the code, or its service renamed) is removed
+	// after it has been stale this long, its history kept (see
+	// Client.Remove). Checked once a minute by one node of the group.
+	// Default 0: stale tasks are kept until an operator removes them.
+	StaleTaskExpiry time.Duration
 
-	hooks *testHooks
+	hooks      *testHooks
+	slogBridge bool // Logger was made from Slog by withDefaults
 }
 
 func (c Config) withDefaults() Config {
@@ -132,8 +150,7 @@ func (c Config) withDefaults() Config {
 		c.NodeExpiry = time.Hour
 	}
 	if c.Logger == nil {
-		nop := zerolog.Nop()
-		c.Logger = &nop
+		c.Logger, c.slogBridge = defaultLogger(c.Slog), c.Slog != nil
 	}
 	return c
 }
@@ -141,6 +158,9 @@ func (c Config) withDefaults() Config {
 func (c Config) validate() error {
 	bad := func(field string, v any) error {
 		return fmt.Errorf("%w: %s must be positive (got %v)", ErrInvalidConfig, field, v)
+	}
+	if c.Slog != nil && !c.slogBridge {
+		return fmt.Errorf("%w: set Logger (zerolog) or Slog (log/slog), not both", ErrInvalidConfig)
 	}
 	switch {
 	case c.Weight < 1:
@@ -165,6 +185,12 @@ func (c Config) validate() error {
 		return bad("StartDeadline", c.StartDeadline)
 	case c.ShutdownGrace <= 0:
 		return bad("ShutdownGrace", c.ShutdownGrace)
+	}
+	if strings.TrimSpace(c.Group) != c.Group {
+		return fmt.Errorf("%w: Group %q: blank or surrounded by spaces", ErrInvalidConfig, c.Group)
+	}
+	if c.StaleTaskExpiry < 0 {
+		return fmt.Errorf("%w: StaleTaskExpiry must not be negative (got %v)", ErrInvalidConfig, c.StaleTaskExpiry)
 	}
 	if c.HistoryMaxAge < 0 || c.HistoryMaxRows < 0 {
 		return fmt.Errorf("%w: HistoryMaxAge (%v) and HistoryMaxRows (%d) must not be negative", ErrInvalidConfig, c.HistoryMaxAge, c.HistoryMaxRows)

@@ -6,15 +6,18 @@ import (
 )
 
 // countWindow is the span of executions a node reports as its counts.
-const countWindow = time.Minute
+const countWindow = 10 * time.Second
 
-// recentCounter counts events over the last countWindow in one-second
-// buckets. A node reports it as Node.Counts: least_count then balances the
-// current load, and a restarted node (counting from zero) does not take
-// all the work until it has caught up with peers that ran for days.
+// recentCounter counts events of the last countWindow complete seconds in
+// one-second buckets. A node reports it as Node.Counts: least_count then
+// balances the current load (a restarted node, counting from zero, does
+// not take all the work to catch up with peers that ran for days). The
+// second in progress is left out: counted half-way, it would make the
+// counts of nodes doing the same work differ by the phase of their
+// heartbeats.
 type recentCounter struct {
 	mu      sync.Mutex
-	buckets [60]struct {
+	buckets [16]struct {
 		sec int64
 		n   int64
 	}
@@ -32,12 +35,13 @@ func (r *recentCounter) add(now time.Time) {
 }
 
 func (r *recentCounter) sum(now time.Time) int64 {
-	from := now.Add(-countWindow).Unix()
+	cur := now.Unix()
+	from := cur - int64(countWindow/time.Second)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	var total int64
 	for _, b := range r.buckets {
-		if b.sec > from {
+		if b.sec >= from && b.sec < cur {
 			total += b.n
 		}
 	}

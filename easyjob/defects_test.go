@@ -21,6 +21,7 @@ import (
 // Defect 1: the fetch query was inverted (tasks fetched only once long
 // overdue). A new task must fire on its very first second, on time.
 func TestDefectFetchNotInverted(t *testing.T) {
+	t.Parallel()
 	var l ledger
 	start(t, fastConfig(memory.New(), "d1"), func(s *Scheduler) { mustRegister(t, s, "x", "* * * * * *", l.job(nil)) })
 	waitFor(t, 3*time.Second, "first fire", func() bool { return l.count("x") >= 2 })
@@ -35,6 +36,7 @@ func TestDefectFetchNotInverted(t *testing.T) {
 // a node whose row was deleted were never found. Here recovery runs after
 // many quiet scans and finds the tasks of a crashed node whose row is gone.
 func TestDefectRecoverAfterQuietScansAndDeletedRow(t *testing.T) {
+	t.Parallel()
 	store := memory.New()
 	var l ledger
 	reg := everySecond(t, &l, 10)
@@ -42,7 +44,9 @@ func TestDefectRecoverAfterQuietScansAndDeletedRow(t *testing.T) {
 	cfg.Strategy = "id_hash"
 	a := start(t, cfg, reg)
 	b := start(t, cfg, reg)
-	time.Sleep(1500 * time.Millisecond) // several quiet recover passes (every 200 ms)
+	for range 5 { // several quiet recover passes
+		a.hooks.recoverScanned.wait(t, 5*time.Second, "a quiet recover pass", func(orphans int) bool { return orphans == 0 })
+	}
 	var held []repository.Task
 	waitFor(t, 5*time.Second, "node b holding claims", func() bool {
 		held, _ = store.HeldBy(context.Background(), b.n.id())
@@ -71,6 +75,7 @@ func TestDefectRecoverAfterQuietScansAndDeletedRow(t *testing.T) {
 
 // Defect 4a: one failure stopped a cron task for good.
 func TestDefectFailureKeepsFiring(t *testing.T) {
+	t.Parallel()
 	var l ledger
 	start(t, fastConfig(memory.New(), "d4a"), func(s *Scheduler) {
 		mustRegister(t, s, "fails", "* * * * * *", l.job(errors.New("always")))
@@ -81,6 +86,7 @@ func TestDefectFailureKeepsFiring(t *testing.T) {
 // Defect 4b: a claim the pool could not take stayed stuck in doing. A node
 // with one busy worker gives its other due fires back; a peer runs them.
 func TestDefectFullPoolGivesBack(t *testing.T) {
+	t.Parallel()
 	store := memory.New()
 	var l ledger
 	release := make(chan struct{})
@@ -118,6 +124,7 @@ func TestDefectFullPoolGivesBack(t *testing.T) {
 // Defect 5: nothing ran when recovery was switched off (the heartbeat was
 // tied to it). With recovery effectively off, tasks fire and heartbeats go on.
 func TestDefectRunsWithoutRecovery(t *testing.T) {
+	t.Parallel()
 	store := memory.New()
 	var l ledger
 	cfg := fastConfig(store, "d5")
@@ -133,13 +140,17 @@ func TestDefectRunsWithoutRecovery(t *testing.T) {
 // Defect 6: loaders polled every 100 ms and spun on empty results. An idle
 // node (nothing due) makes only a few store calls per second.
 func TestDefectIdleNodeDoesNotSpin(t *testing.T) {
+	t.Parallel()
 	store := memory.New()
-	start(t, Config{Store: store, Group: "d6"}, func(s *Scheduler) {
+	n := start(t, Config{Store: store, Group: "d6"}, func(s *Scheduler) {
 		mustRegister(t, s, "yearly", "0 0 0 1 1 *", func(context.Context) error { return nil })
 	})
-	time.Sleep(time.Second) // start-up
+	// Start-up is over once the first heartbeat is written and the
+	// loader's first pass found nothing due.
+	n.beatAfter(t, time.Time{}, 5*time.Second)
+	waitFor(t, 5*time.Second, "the loader idle", n.n.idle.Load)
 	before := store.Calls()
-	time.Sleep(4 * time.Second)
+	time.Sleep(4 * time.Second) // a window, not a wait: the calls made over it are counted
 	perSecond := float64(store.Calls()-before) / 4
 	if perSecond > 3 {
 		t.Fatalf("idle node makes %.1f store calls per second, want <= 3", perSecond)
@@ -151,6 +162,7 @@ func TestDefectIdleNodeDoesNotSpin(t *testing.T) {
 // hour ahead of this process's: fires still happen on time by the store's
 // clock.
 func TestDefectStoreClockDecides(t *testing.T) {
+	t.Parallel()
 	skew := time.Hour
 	store := memory.New(memory.WithClock(func() time.Time { return time.Now().Add(skew) }))
 	lags := make(chan time.Duration, 16)

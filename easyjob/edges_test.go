@@ -2,6 +2,8 @@ package easyjob
 
 import (
 	"context"
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -160,4 +162,84 @@ func TestShutdownBoundedByGrace(t *testing.T) {
 		}
 		return false
 	})
+}
+
+// TestMixedVersionsOnTime: during a rolling deploy, a task that only the
+// new version registers is chosen among the nodes that can run it (nodes
+// publish their task sets), so it fires on time from its first fire
+// instead of waiting for the steal threshold whenever it hashes to an old
+// node.
+func TestMixedVersionsOnTime(t *testing.T) {
+	store, group := pgStore(t)
+	var l ledger
+	cfg := fastConfig(store, group)
+	cfg.Strategy = "id_hash"
+	cfg.StealAfter = 3 * time.Second
+	old := everySecond(t, &l, 10)
+	newer := func(s *Scheduler) {
+		old(s)
+		for i := range 10 {
+			mustRegister(t, s, fmt.Sprintf("new%02d", i), "* * * * * *", l.job(nil))
+		}
+	}
+	nodes := []*testNode{start(t, cfg, old), start(t, cfg, newer)}
+	waitAllLive(t, nodes)
+	from := time.Now().Add(time.Second)
+	waitFor(t, 15*time.Second, "five seconds of fires", func() bool { return time.Since(from) > 5*time.Second })
+	late := 0
+	for _, f := range l.snapshot() {
+		if strings.HasPrefix(f.task, "new") && f.scheduled.After(from) && f.started.Sub(f.scheduled) > time.Second {
+			late++
+		}
+	}
+	if late > 0 {
+		t.Fatalf("%d fires of tasks only the new node registers started more than 1 s late", late)
+	}
+	assertEachSecondOnce(t, &l, names(10), from, time.Now().Add(-time.Second))
+}
+
+// TestChainResumesAfterFailover: the node running a chain dies in its
+// second step; the peer that recovers the fire resumes the chain from that
+// step: the root and the first step, which completed, do not run again.
+func TestChainResumesAfterFailover(t *testing.T) {
+	store, group := pgStore(t)
+	var l ledger
+	running, cancelled, release := make(chan struct{}), make(chan struct{}), make(chan struct{})
+	close(release)
+	block := blockOnce(&l, running, cancelled, release)
+	reg := func(s *Scheduler) {
+		mustRegister(t, s, "root", "*/10 * * * * *", l.job(nil))
+		mustRegister(t, s, "s1", "", l.job(nil), Parent("root"))
+		mustRegister(t, s, "s2", "", block, Parent("s1"))
+		mustRegister(t, s, "s3", "", l.job(nil), Parent("s2"))
+	}
+	cfg := Config{Store: store, Group: group, HeartbeatInterval: 300 * time.Millisecond, RecoverInterval: 300 * time.Millisecond}
+	a, b := start(t, cfg, reg), start(t, cfg, reg)
+	<-running
+	victim := a
+	if nodeOf(&l, "s2") == int64(b.n.id()) {
+		victim = b
+	}
+	var interrupted time.Time
+	for _, f := range l.snapshot() {
+		if f.task == "s2" {
+			interrupted = f.scheduled
+		}
+	}
+	victim.crash(t)
+	runsAt := func(task string) int {
+		k := 0
+		for _, f := range l.snapshot() {
+			if f.task == task && f.scheduled.Equal(interrupted) {
+				k++
+			}
+		}
+		return k
+	}
+	waitFor(t, 15*time.Second, "the last step of the interrupted fire", func() bool { return runsAt("s3") > 0 })
+	for task, want := range map[string]int{"root": 1, "s1": 1, "s2": 2, "s3": 1} {
+		if got := runsAt(task); got != want {
+			t.Errorf("%s ran %d times for the interrupted fire, want %d", task, got, want)
+		}
+	}
 }

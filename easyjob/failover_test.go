@@ -78,7 +78,19 @@ func TestCrashFailover(t *testing.T) {
 			victim = n
 		}
 	}
-	time.Sleep(1500 * time.Millisecond) // let it hold claims for its next fires
+	// The victim holds claims for its next fires: it finished a later fire
+	// than the blocker's of a task of its own and kept the claim.
+	runningAt := time.Now()
+	victim.hooks.fireFinished.wait(t, 10*time.Second, "a claim kept by the victim for a next fire", func(res repository.FinishResult) bool {
+		return res.Err == nil && res.Task.Name != "blocker" && res.Task.NextStartTime.After(runningAt.Add(time.Second)) &&
+			res.Task.Status == repository.TaskDoing && int64(res.Task.NodeID) == victimID
+	})
+	// Crash between fires: every claim but the blocker's is queued for its
+	// next fire (its last fire finished), so the crash interrupts only the
+	// blocker's fire and no other may run twice.
+	waitFor(t, 5*time.Second, "the victim between fires", func() bool {
+		return victim.n.claims.len() == victim.n.queue.len()+1
+	})
 	mine := map[string]bool{}
 	for _, f := range l.snapshot() {
 		if f.node == victimID {
@@ -187,15 +199,18 @@ func TestSilentNodeIsFenced(t *testing.T) {
 	}
 	silent.Store(0)
 	resumed := time.Now()
-	time.Sleep(5 * time.Second) // the node comes back and shares the work again
+	waitFor(t, 10*time.Second, "the node taking work again after its heartbeats resumed", func() bool {
+		for _, f := range l.snapshot() {
+			if f.node == victimID && f.started.After(resumed) {
+				return true
+			}
+		}
+		return false
+	})
+	// A window, not a wait: the exactly-once assertion below covers the
+	// rejoin and a second past it.
+	time.Sleep(3 * time.Second)
 	assertEachSecondOnce(t, &l, names(20), began, time.Now().Add(-2*time.Second))
-	back := false
-	for _, f := range l.snapshot() {
-		back = back || (f.node == victimID && f.started.After(resumed))
-	}
-	if !back {
-		t.Error("the node did not take work again after its heartbeats resumed")
-	}
 	_ = nodes
 }
 
@@ -209,14 +224,27 @@ func TestGracefulStop(t *testing.T) {
 	for range 3 {
 		nodes = append(nodes, start(t, Config{Store: store, Group: group, Strategy: "id_hash"}, everySecond(t, &l, 30)))
 	}
-	waitFor(t, 10*time.Second, "all nodes live", func() bool { return len(nodes[0].n.picker.liveView()) == 3 })
-	time.Sleep(2 * time.Second)
-	began := time.Now()
+	waitAllLive(t, nodes)
+	live := time.Now()
 	stopped := nodes[1]
+	// Settled: a finish hands a task to its owner on the full live view, so
+	// each task's fire a second after that finish runs on its owner; and
+	// the node to stop holds claims queued for its next fires.
+	waitFor(t, 10*time.Second, "every task fired on its owner, the node to stop holding claims", func() bool {
+		settled := map[string]bool{}
+		for _, f := range l.snapshot() {
+			if f.scheduled.After(live.Add(time.Second)) {
+				settled[f.task] = true
+			}
+		}
+		return len(settled) == 30 && stopped.n.queue.len() > 0
+	})
+	began := time.Now()
 	id := stopped.n.id()
 	stopped.stop(t)
+	// A window, not a wait: every second of it must fire each task once, on time.
 	time.Sleep(4 * time.Second)
-	assertEachSecondOnce(t, &l, names(30), began.Add(-2*time.Second), time.Now().Add(-time.Second))
+	assertEachSecondOnce(t, &l, names(30), live, time.Now().Add(-time.Second))
 	var late []string
 	for _, f := range l.snapshot() {
 		if f.scheduled.After(began) && f.started.Sub(f.scheduled) > 500*time.Millisecond {

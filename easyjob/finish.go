@@ -74,17 +74,29 @@ func (n *node) finish(c *claim, f repository.Finish) repository.FinishResult {
 		n.log.Error().Err(res.Err).Str("task", c.task.Name).Msg("easyjob: finish not written")
 	case res.Task.Status == repository.TaskDoing && res.Task.NodeID == n.id():
 		next := newClaim(res.Task, c.spec, n.toLocal(res.Task.NextStartTime), n.claims.currentEpoch())
-		// Checked again: the live view may have changed during the write.
-		if n.claims.renew(c, next, func() bool { return n.stillMine(res.Task) }) {
+		// A live view that changed during the write does not undo the keep:
+		// the claim is ours and fires once more here; the next finish hands
+		// it over in its own statement. Releasing it now would cost one
+		// statement per task just when nodes join (a release storm).
+		switch {
+		case n.claims.renew(c, next, func() bool { return !n.stopping.Load() }):
 			n.queue.push(next)
-		} else {
-			n.release(n.bg, "no longer this node's", []repository.Claim{res.Task.Claim()})
+		case n.stopping.Load():
+			// Shutdown releases every row still claimed in one statement
+			// once the jobs are done (releaseHeld).
+		default:
+			n.release(n.bg, "kept after the node dropped its claims", []repository.Claim{res.Task.Claim()})
 		}
 	default:
 		if f.Handoff && res.Task.Status == repository.TaskPending {
 			n.stats.handedOff.Add(1)
+			n.watchHandover(res.Task, c.spec)
+			n.observe(Event{Kind: EventHandover, Task: c.spec.name})
 		}
 		n.claims.drop(c)
+	}
+	if n.hooks != nil {
+		n.hooks.fireFinished.send(res)
 	}
 	return res
 }

@@ -107,6 +107,9 @@ func fastConfig(store repository.Store, group string) Config {
 func start(t *testing.T, cfg Config, reg func(s *Scheduler)) *testNode {
 	t.Helper()
 	tn := &testNode{hooks: &testHooks{}, done: make(chan error, 1), node: make(chan *node, 1)}
+	tn.hooks.heartbeatWritten.arm()
+	tn.hooks.fireFinished.arm()
+	tn.hooks.recoverScanned.arm()
 	cfg.hooks = tn.hooks
 	tn.hooks.onNode = func(n *node) { tn.node <- n }
 	s, err := New(cfg)
@@ -163,6 +166,36 @@ func waitAllLive(t *testing.T, nodes []*testNode) {
 		}
 		return true
 	})
+}
+
+// arm makes the runtime's sends reach the test. Call it before the node
+// runs (the harness's start does, for every signal).
+func (s *signal[T]) arm() { s.ch = make(chan T, 64) }
+
+// wait returns the first value sent for which ok holds (values that do
+// not hold are discarded), failing t after within. The buffer keeps the
+// newest values only, so ok should pick the event wanted by its content
+// (e.g. a time after the cause), not count on seeing every send.
+func (s *signal[T]) wait(t *testing.T, within time.Duration, what string, ok func(T) bool) T {
+	t.Helper()
+	timeout := time.After(within)
+	for {
+		select {
+		case v := <-s.ch:
+			if ok(v) {
+				return v
+			}
+		case <-timeout:
+			t.Fatalf("timed out after %v waiting for %s", within, what)
+		}
+	}
+}
+
+// beatAfter waits until the node has written a heartbeat sent after since.
+func (tn *testNode) beatAfter(t *testing.T, since time.Time, within time.Duration) {
+	t.Helper()
+	tn.hooks.heartbeatWritten.wait(t, within, fmt.Sprintf("a heartbeat of node %d after %s", tn.n.id(), since.Format(time.TimeOnly)),
+		func(sent time.Time) bool { return sent.After(since) })
 }
 
 // waitFor polls cond until it holds or the deadline passes.

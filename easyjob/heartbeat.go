@@ -24,10 +24,11 @@ func (n *node) heartbeat(ctx context.Context) error {
 	sent := time.Now()
 	row, err := n.store.Heartbeat(ctx, repository.Node{
 		ID: n.id(), Group: n.cfg.Group, Name: n.cfg.NodeName,
-		Weight: n.cfg.Weight, Counts: n.counts.sum(time.Now()), Leaving: n.stopping.Load(),
+		Weight: n.cfg.Weight, Counts: n.counts.sum(time.Now()), Leaving: n.stopping.Load(), TaskSet: n.picker.setID,
 	})
 	if err != nil {
 		n.seenSince.Store(0)
+		n.observe(Event{Kind: EventHeartbeatFailed, Err: err})
 		return err
 	}
 	n.offset.observe(sent, time.Now(), row.HeartbeatAt)
@@ -39,8 +40,18 @@ func (n *node) heartbeat(ctx context.Context) error {
 		// void every claim before this beat makes the node look healthy
 		// again, whichever goroutine happens to run first after it.
 		n.fenceSelf(ctx, "heartbeat back after a silence past the dead threshold")
+		// Rows it claimed before the silence and no longer holds go back
+		// to pending now, not at the next scheduled reconcile.
+		n.dirty.Store(true)
+		select {
+		case n.reconcileNow <- struct{}{}:
+		default:
+		}
 	}
 	n.lastBeat.Store(sent.UnixNano())
+	if n.hooks != nil {
+		n.hooks.heartbeatWritten.send(sent)
+	}
 	beat := n.beats.Add(1)
 	// The live view only steers strategies (recovery reads its own), so it
 	// is refreshed every other beat: well inside LiveAfter, and an idle
@@ -48,9 +59,12 @@ func (n *node) heartbeat(ctx context.Context) error {
 	// gets them every beat while tasks fire: they change every second.
 	busyCounts := n.picker.readsCounts && !n.idle.Load()
 	if beat%2 == 1 || busyCounts || len(n.picker.liveView()) == 0 {
-		return n.refreshLive(ctx)
+		err = n.refreshLive(ctx)
 	}
-	return nil
+	if n.obs != nil {
+		n.observe(Event{Kind: EventGauges, Held: n.claims.len(), Busy: n.pool.busy(), Live: len(n.picker.liveView())})
+	}
+	return err
 }
 
 // sawDatabaseFor reports whether this node has seen the database, beat
@@ -139,6 +153,7 @@ func (n *node) reconcile(ctx context.Context) error {
 	if stray := n.claims.strays(rows); len(stray) > 0 {
 		n.log.Warn().Int("claims", len(stray)).Msg("easyjob: releasing claims the node no longer held in memory")
 		n.release(ctx, "not held in memory", stray)
+		n.poke() // claim what is due among them at once (the listener may be down)
 	}
 	return nil
 }

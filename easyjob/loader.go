@@ -36,7 +36,7 @@ func (n *node) load(ctx context.Context) error {
 	}
 	n.offset.observe(sent, time.Now(), due.Now)
 	n.idle.Store(len(due.Tasks) == 0)
-	refs, rejected := n.pick(live, due, room)
+	refs, stolen, rejected := n.pick(live, due, room)
 	if rejected {
 		// Imminent tasks the strategy gives to others: a peer may have just
 		// left (its claims released with a notification). Judge them on a
@@ -44,26 +44,30 @@ func (n *node) load(ctx context.Context) error {
 		if err := n.refreshLive(ctx); err != nil {
 			return err
 		}
-		refs, _ = n.pick(n.picker.liveView(), due, room)
+		refs, stolen, _ = n.pick(n.picker.liveView(), due, room)
 	}
-	return n.claim(ctx, refs)
+	return n.claim(ctx, refs, stolen)
 }
 
-// pick keeps the due tasks this node claims (picker.claims); rejected
-// reports tasks left for others that fire within a poll interval.
-func (n *node) pick(live []repository.Node, due repository.Due, room int) (refs []repository.TaskRef, rejected bool) {
+// pick keeps the due tasks this node claims (picker.claims): stolen
+// counts those taken past the steal threshold; rejected reports tasks left
+// for others that fire within a poll interval.
+func (n *node) pick(live []repository.Node, due repository.Due, room int) (refs []repository.TaskRef, stolen int, rejected bool) {
 	view := n.picker.view(live)
 	for _, t := range due.Tasks {
 		if len(refs) == room {
 			break
 		}
-		if n.picker.claims(view, t, due.Now) {
+		if ok, stole := n.picker.claims(view, t, due.Now); ok {
 			refs = append(refs, t.Ref())
+			if stole {
+				stolen++
+			}
 			continue
 		}
 		rejected = rejected || t.NextStartTime.Sub(due.Now) < n.cfg.PollInterval
 	}
-	return refs, rejected
+	return refs, stolen, rejected
 }
 
 // loadEvery is the loader's wait after a pass. When nothing at all was due
@@ -77,23 +81,34 @@ func (n *node) loadEvery() time.Duration {
 	return n.cfg.PollInterval
 }
 
-// claim claims refs in one statement and queues what it won.
-func (n *node) claim(ctx context.Context, refs []repository.TaskRef) error {
+// claim claims refs (stolen of them past the steal threshold) in one
+// statement and queues what it won.
+func (n *node) claim(ctx context.Context, refs []repository.TaskRef, stolen int) error {
+	won, err := n.claimRefs(ctx, refs)
+	n.stats.conflicts.Add(int64(len(refs) - len(won)))
+	if err == nil && len(refs) > 0 {
+		n.observe(Event{Kind: EventClaim, Count: len(won), Lost: len(refs) - len(won), Stolen: min(stolen, len(won))})
+	}
+	return err
+}
+
+// claimRefs claims refs in one statement, queues what it won for its fire
+// and returns it.
+func (n *node) claimRefs(ctx context.Context, refs []repository.TaskRef) ([]repository.Task, error) {
 	if len(refs) == 0 {
-		return nil
+		return nil, nil
 	}
 	n.claims.gate.RLock()
 	defer n.claims.gate.RUnlock()
 	won, err := n.store.Claim(ctx, n.id(), refs)
 	if err != nil {
 		n.dirty.Store(true)
-		return err
+		return nil, err
 	}
 	n.stats.claimed.Add(int64(len(won)))
-	n.stats.conflicts.Add(int64(len(refs) - len(won)))
 	if n.stopping.Load() {
 		n.release(ctx, "claimed while stopping", fencesOf(won))
-		return nil
+		return nil, nil
 	}
 	epoch := n.claims.currentEpoch()
 	for _, t := range won {
@@ -105,14 +120,19 @@ func (n *node) claim(ctx context.Context, refs []repository.TaskRef) error {
 		n.claims.add(c)
 		n.queue.push(c)
 	}
-	return nil
+	return won, nil
 }
 
-// refreshLive reads the live nodes into the picker's view.
+// refreshLive reads the live nodes into the picker's view, with the task
+// sets of peers it has not seen before.
 func (n *node) refreshLive(ctx context.Context) error {
 	live, err := n.store.LiveNodes(ctx, n.cfg.Group, n.cfg.LiveAfter)
 	if err != nil {
 		return err
+	}
+	if err := n.picker.learnSets(ctx, live, n.store.TaskSet); err != nil {
+		// Not fatal: a node whose set is unknown counts as able to run anything.
+		n.log.Debug().Err(err).Msg("easyjob: could not read a peer's task set")
 	}
 	n.picker.setLive(live)
 	return nil

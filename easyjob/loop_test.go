@@ -126,7 +126,7 @@ func TestLoopFailingStepBounded(t *testing.T) {
 		n.Add(1)
 		return errLoopStep
 	})
-	time.Sleep(400 * time.Millisecond)
+	time.Sleep(400 * time.Millisecond) // a window, not a wait: the calls made over it are counted
 	stop()
 	// Backoffs from 3.5ms doubling: 3.5+7+14+28+56+112+224 > 400ms, so
 	// about 7 calls (the first is immediate); without backoff, 80.

@@ -9,7 +9,7 @@ import (
 
 var planT0 = time.Date(2026, 6, 15, 10, 0, 0, 0, time.UTC)
 
-func planOpts(p repository.MisfirePolicy, n int) repository.TaskOptions {
+func planOpts(p repository.MisfireAction, n int) repository.TaskOptions {
 	return repository.TaskOptions{Misfire: p, CatchUpMax: n, MisfireThreshold: 5 * time.Second}
 }
 
@@ -53,7 +53,7 @@ func TestPlanFireOverrunDelays(t *testing.T) {
 func TestPlanFireLateFireOnceNow(t *testing.T) {
 	s := mustSchedule(t, "0 * * * * *", "")
 	now := planT0.Add(10*time.Minute + 17*time.Second) // ten fires missed
-	for _, pol := range []repository.MisfirePolicy{repository.MisfireFireOnceNow, ""} {
+	for _, pol := range []repository.MisfireAction{repository.MisfireFireOnceNow, ""} {
 		p := planFire(s, planOpts(pol, 0), planT0, now)
 		if !p.run || p.misfire != repository.MisfireFireOnceNow || p.done {
 			t.Fatalf("policy %q: %+v", pol, p)
@@ -173,7 +173,7 @@ func TestPlanFireDone(t *testing.T) {
 	if !p.run || !p.done || p.misfire != "" {
 		t.Errorf("last fire on time: %+v, want run and done", p)
 	}
-	for _, pol := range []repository.MisfirePolicy{repository.MisfireFireOnceNow, repository.MisfireSkip, repository.MisfireCatchUp} {
+	for _, pol := range []repository.MisfireAction{repository.MisfireFireOnceNow, repository.MisfireSkip, repository.MisfireCatchUp} {
 		p := planFire(s, planOpts(pol, 3), at, at.Add(time.Hour))
 		if !p.done {
 			t.Errorf("%s, late last fire: %+v, want done", pol, p)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -30,26 +31,29 @@ type node struct {
 	children childRows // last known rows of child tasks
 
 	offset clockOffset
-	counts recentCounter // executions finished in the last minute, for strategies that read counts
+	counts recentCounter // executions finished in the last 10 complete seconds, for strategies that read counts
 	beats  atomic.Int64
 
 	recoverPasses  int // owned by the recover loop
 	reconcileTicks int // owned by the reconcile loop
 
-	lastBeat  atomic.Int64    // unix nanos (local) when the last good heartbeat was sent
-	seenSince atomic.Int64    // unix nanos (local) since when heartbeats succeed without a gap; 0 after a failure
-	stopping  atomic.Bool     // shutdown began: claim nothing more, keep nothing
-	idle      atomic.Bool     // the last loader pass found nothing due
-	dirty     atomic.Bool     // a claim-related write failed: reconcile soon
-	bg        context.Context // lives until the final clean-up; for store writes
-	wake      chan struct{}   // pokes the loader
+	lastBeat     atomic.Int64    // unix nanos (local) when the last good heartbeat was sent
+	seenSince    atomic.Int64    // unix nanos (local) since when heartbeats succeed without a gap; 0 after a failure
+	stopping     atomic.Bool     // shutdown began: claim nothing more, keep nothing
+	idle         atomic.Bool     // the last loader pass found nothing due
+	dirty        atomic.Bool     // a claim-related write failed: reconcile soon
+	bg           context.Context // lives until the final clean-up; for store writes
+	wake         chan struct{}   // pokes the loader
+	reconcileNow chan struct{}   // pokes the reconcile loop (a silence ended)
 
 	queue     *delayQueue
+	handovers *delayQueue // tasks handed to peers, until shortly before their fire (handover.go)
 	pool      *pool
 	starter   *starter
 	completer *completer
 	stats     stats
 	hooks     *testHooks
+	obs       Observer // Config.Observer; nil when nothing observes
 }
 
 func newNode(cfg Config, store repository.Store, specs map[string]*taskSpec) (*node, error) {
@@ -58,14 +62,17 @@ func newNode(cfg Config, store repository.Store, specs map[string]*taskSpec) (*n
 		return nil, fmt.Errorf("%w: %w", ErrInvalidConfig, err)
 	}
 	n := &node{
-		cfg:    cfg,
-		store:  store,
-		log:    cfg.Logger.With().Str("group", cfg.Group).Logger(),
-		specs:  specs,
-		claims: newClaimSet(),
-		wake:   make(chan struct{}, 1),
-		queue:  newDelayQueue(),
-		hooks:  cfg.hooks,
+		cfg:          cfg,
+		store:        store,
+		log:          cfg.Logger.With().Str("group", cfg.Group).Logger(),
+		specs:        specs,
+		claims:       newClaimSet(),
+		wake:         make(chan struct{}, 1),
+		reconcileNow: make(chan struct{}, 1),
+		queue:        newDelayQueue(),
+		handovers:    newDelayQueue(),
+		hooks:        cfg.hooks,
+		obs:          cfg.Observer,
 	}
 	n.picker = newPicker(strat, cfg.StealAfter, &n.counts)
 	for name, s := range specs {
@@ -126,7 +133,7 @@ func (n *node) run(ctx context.Context) error {
 	n.bg = bg
 	// Job contexts keep Run's values but not its cancel: shutdown cancels
 	// them itself, after the grace period.
-	n.pool = newPool(n.cfg.Workers, context.WithoutCancel(ctx), n.execute)
+	n.pool = newPool(context.WithoutCancel(ctx), n.cfg.Workers, n.execute)
 	n.starter = newStarter(n.store, n.log, n.pool, &n.stats, func() { n.dirty.Store(true) })
 	var bgWG, workWG sync.WaitGroup
 	bgWG.Go(func() { n.completer.run(bg) })
@@ -139,8 +146,9 @@ func (n *node) run(ctx context.Context) error {
 	workWG.Go(func() { loopEvery(work, n.log, "loader", n.loadEvery, n.wake, n.load) })
 	workWG.Go(func() { loop(work, n.log, "recover", n.cfg.RecoverInterval, nil, n.recoverOrphans) })
 	workWG.Go(func() { loop(work, n.log, "housekeep", housekeepInterval, nil, n.housekeep) })
-	workWG.Go(func() { loop(work, n.log, "reconcile", n.cfg.HeartbeatInterval, nil, n.reconcileStep) })
+	workWG.Go(func() { loop(work, n.log, "reconcile", n.cfg.HeartbeatInterval, n.reconcileNow, n.reconcileStep) })
 	workWG.Go(func() { n.boss(work) })
+	workWG.Go(func() { n.watchHandovers(work) })
 	if l, ok := n.store.(repository.Notifier); ok {
 		workWG.Go(func() { n.listen(work, l) })
 	}
@@ -192,6 +200,14 @@ func (n *node) register(ctx context.Context) error {
 			n.children.set(r.Name, r)
 		}
 	}
+	// Peers' strategies choose among the nodes that registered a task:
+	// publish which ones this node did before it counts as live.
+	names := slices.Collect(maps.Keys(n.specs))
+	set, err := n.store.PublishTaskSet(ctx, names)
+	if err != nil {
+		return fmt.Errorf("easyjob: publish task set: %w", err)
+	}
+	n.picker.setID = set
 	node, err := n.store.RegisterNode(ctx, n.cfg.Group, n.cfg.NodeName, n.cfg.Weight)
 	if err != nil {
 		return fmt.Errorf("easyjob: register node: %w", err)

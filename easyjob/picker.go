@@ -1,6 +1,8 @@
 package easyjob
 
 import (
+	"context"
+	"maps"
 	"sync/atomic"
 	"time"
 
@@ -17,8 +19,12 @@ type picker struct {
 	stealAfter  time.Duration
 	counts      *recentCounter // this node's executions, for its own count
 
-	self repository.NodeID // set once the node is registered, before any loop runs
-	live atomic.Pointer[[]repository.Node]
+	self  repository.NodeID // set once the node is registered, before any loop runs
+	setID string            // id of the task set this node published, set with self
+	live  atomic.Pointer[[]repository.Node]
+	// sets holds the task sets of peers, by id (immutable once read), so
+	// the strategy chooses only among the live nodes that can run a task.
+	sets atomic.Pointer[map[string]map[string]bool]
 }
 
 func newPicker(s strategy.Strategy, stealAfter time.Duration, counts *recentCounter) *picker {
@@ -55,15 +61,83 @@ func (p *picker) view(live []repository.Node) []repository.Node {
 	return out
 }
 
-// keeps reports whether the strategy still gives t to this node on the
-// current live view.
+// keeps reports whether this node, holding t, should keep it on the
+// current live view (strategy.Keeps).
 func (p *picker) keeps(t repository.Task) bool {
-	return p.strat.Accept(p.view(p.liveView()), t, p.self)
+	return strategy.Keeps(p.strat, p.able(p.view(p.liveView()), t.Name), t, p.self)
 }
 
 // claims reports whether the loader should try to claim t, due at
 // t.NextStartTime and seen at database time now, on view (see view): the
-// strategy accepts it, or it was left unclaimed past the steal threshold.
-func (p *picker) claims(view []repository.Node, t repository.Task, now time.Time) bool {
-	return strategy.AcceptOrSteal(p.strat, view, t, p.self, now.Sub(t.NextStartTime), p.stealAfter)
+// strategy accepts it, or it was left unclaimed past the steal threshold
+// (then stolen is true too).
+func (p *picker) claims(view []repository.Node, t repository.Task, now time.Time) (ok, stolen bool) {
+	able := p.able(view, t.Name)
+	if p.strat.Accept(able, t, p.self) {
+		return true, false
+	}
+	ok = strategy.AcceptOrSteal(p.strat, able, t, p.self, now.Sub(t.NextStartTime), p.stealAfter)
+	return ok, ok
+}
+
+// able returns the nodes of view that can run the task named name: those
+// that registered it (by their published task set), those that published
+// no set, and those whose set is not known yet. While every node runs the
+// same code (one set), view itself.
+func (p *picker) able(view []repository.Node, name string) []repository.Node {
+	mixed := false
+	for i := range view {
+		if view[i].TaskSet != "" && view[i].TaskSet != p.setID {
+			mixed = true
+			break
+		}
+	}
+	if !mixed {
+		return view
+	}
+	var sets map[string]map[string]bool
+	if m := p.sets.Load(); m != nil {
+		sets = *m
+	}
+	out := make([]repository.Node, 0, len(view))
+	for _, nd := range view {
+		set, known := sets[nd.TaskSet]
+		if nd.TaskSet == "" || nd.TaskSet == p.setID || !known || set[name] {
+			out = append(out, nd)
+		}
+	}
+	return out
+}
+
+// learnSets reads the task sets of live nodes not seen before.
+func (p *picker) learnSets(ctx context.Context, live []repository.Node, read func(context.Context, string) ([]string, error)) error {
+	var known map[string]map[string]bool
+	if m := p.sets.Load(); m != nil {
+		known = *m
+	}
+	var next map[string]map[string]bool
+	for _, nd := range live {
+		if nd.TaskSet == "" || nd.TaskSet == p.setID || known[nd.TaskSet] != nil || next[nd.TaskSet] != nil {
+			continue
+		}
+		names, err := read(ctx, nd.TaskSet)
+		if err != nil {
+			return err
+		}
+		if next == nil {
+			next = maps.Clone(known)
+			if next == nil {
+				next = map[string]map[string]bool{}
+			}
+		}
+		set := make(map[string]bool, len(names))
+		for _, name := range names {
+			set[name] = true
+		}
+		next[nd.TaskSet] = set
+	}
+	if next != nil {
+		p.sets.Store(&next)
+	}
+	return nil
 }

@@ -23,12 +23,27 @@ func pauseFor(t *testing.T, c *Client, name string, d time.Duration) (from, to t
 		return err == nil && ti.Status == repository.TaskPaused
 	})
 	from = time.Now()
-	time.Sleep(d)
+	time.Sleep(d) // a window, not a wait: the length of the outage is the scenario
 	to = time.Now()
 	if _, err := c.Resume(ctx, name); err != nil {
 		t.Fatal(err)
 	}
 	return from, to
+}
+
+// waitBackOnCron waits until task ran two fires due after the pause that
+// ended at to: then the late fires of the pause are all behind it.
+func waitBackOnCron(t *testing.T, l *ledger, task string, to time.Time) {
+	t.Helper()
+	waitFor(t, 5*time.Second, task+" back on its cron", func() bool {
+		k := 0
+		for _, f := range l.snapshot() {
+			if f.task == task && f.scheduled.After(to) {
+				k++
+			}
+		}
+		return k >= 2
+	})
 }
 
 func policyCluster(t *testing.T, reg func(s *Scheduler)) (*Client, repository.Store, string) {
@@ -63,6 +78,7 @@ func misfires(t *testing.T, c *Client, name string) map[string][]ExecutionInfo {
 // TestMisfireFireOnceNow: after a 3 s pause an every-second task runs its
 // overdue fire once (recorded fire_once_now), then follows the cron.
 func TestMisfireFireOnceNow(t *testing.T) {
+	t.Parallel()
 	var l ledger
 	c, _, _ := policyCluster(t, func(s *Scheduler) {
 		mustRegister(t, s, "x", "* * * * * *", l.job(nil), Misfire(FireOnceNow(), time.Second))
@@ -73,7 +89,7 @@ func TestMisfireFireOnceNow(t *testing.T) {
 		m := misfires(t, c, "x")["fire_once_now"]
 		return len(m) == 1 && m[0].Status.Final()
 	})
-	time.Sleep(2 * time.Second)
+	waitBackOnCron(t, &l, "x", to)
 	inPause := 0
 	for _, f := range l.snapshot() {
 		if f.scheduled.After(from.Add(time.Second)) && f.scheduled.Before(to) {
@@ -93,6 +109,7 @@ func TestMisfireFireOnceNow(t *testing.T) {
 
 // TestMisfireSkip: the overdue fire does not run; it is recorded skipped.
 func TestMisfireSkip(t *testing.T) {
+	t.Parallel()
 	var l ledger
 	c, _, _ := policyCluster(t, func(s *Scheduler) {
 		mustRegister(t, s, "x", "* * * * * *", l.job(nil), Misfire(Skip(), time.Second))
@@ -120,6 +137,7 @@ func TestMisfireSkip(t *testing.T) {
 // fires of the outage one after another (older ones recorded skipped),
 // then follows the cron.
 func TestMisfireCatchUp(t *testing.T) {
+	t.Parallel()
 	var l ledger
 	c, _, _ := policyCluster(t, func(s *Scheduler) {
 		mustRegister(t, s, "x", "* * * * * *", l.job(nil), Misfire(CatchUp(3), time.Second))
@@ -128,7 +146,7 @@ func TestMisfireCatchUp(t *testing.T) {
 	before := l.count("x")
 	from, to := pauseFor(t, c, "x", 5*time.Second)
 	waitFor(t, 5*time.Second, "the catch-up recorded", func() bool { return len(misfires(t, c, "x")["catch_up"]) >= 3 })
-	time.Sleep(2 * time.Second)
+	waitBackOnCron(t, &l, "x", to)
 	var outage []time.Time
 	for _, f := range l.snapshot()[before:] {
 		if f.scheduled.After(from) && !f.scheduled.After(to) {
@@ -153,6 +171,7 @@ func TestMisfireCatchUp(t *testing.T) {
 // (attempts visible in history, any node may run them); its child runs
 // only after the final success.
 func TestRetryThenChildren(t *testing.T) {
+	t.Parallel()
 	var l ledger
 	var calls atomic.Int64
 	c, _, _ := policyCluster(t, func(s *Scheduler) {
@@ -205,6 +224,7 @@ func TestRetryThenChildren(t *testing.T) {
 // TestTimeoutRecorded: a run that hits its timeout is recorded timed_out
 // and the task keeps firing.
 func TestTimeoutRecorded(t *testing.T) {
+	t.Parallel()
 	c, _, _ := policyCluster(t, func(s *Scheduler) {
 		mustRegister(t, s, "slow", "* * * * * *", func(ctx context.Context) error {
 			<-ctx.Done()
@@ -220,6 +240,7 @@ func TestTimeoutRecorded(t *testing.T) {
 // TestSkipInterrupted: with SkipInterrupted, the fire a crashed node was
 // running is not re-run by the peer that recovers the task.
 func TestSkipInterrupted(t *testing.T) {
+	t.Parallel()
 	store, group := pgStore(t)
 	var l ledger
 	running, cancelled, release := make(chan struct{}), make(chan struct{}), make(chan struct{})

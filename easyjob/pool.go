@@ -4,6 +4,8 @@ import (
 	"context"
 	"sync"
 	"time"
+
+	"github.com/easyjob-go/easyjob/repository"
 )
 
 // pool bounds concurrently running jobs to `size` slots. A fired claim
@@ -130,6 +132,26 @@ func (p *pool) waitSettled(ctx context.Context, limit time.Duration) {
 			return
 		}
 	}
+}
+
+// runs reports whether a job of task id runs (abandoned after the
+// shutdown grace, say).
+func (p *pool) runs(id repository.TaskID) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for c := range p.running {
+		if c.task.ID == id {
+			return true
+		}
+	}
+	return false
+}
+
+// busy returns how many jobs run.
+func (p *pool) busy() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.running)
 }
 
 // cancelAll cancels the context of every running job.

@@ -11,7 +11,7 @@ import (
 // waitSettled returns as soon as the last waiting claim leaves the queue,
 // not before, and never later than its limit.
 func TestPoolWaitSettled(t *testing.T) {
-	p := newPool(1, context.Background(), func(context.Context, *claim) {})
+	p := newPool(context.Background(), 1, func(context.Context, *claim) {})
 	a, b := &claim{}, &claim{}
 	a.wait(time.Now())
 	b.wait(time.Now())
@@ -49,7 +49,7 @@ func TestPoolWaitSettled(t *testing.T) {
 // whose start already failed is cancelled the moment it launches.
 func TestPoolHandsSlotToOldestWaiter(t *testing.T) {
 	ran := make(chan *claim, 3)
-	p := newPool(1, context.Background(), func(ctx context.Context, c *claim) { ran <- c })
+	p := newPool(context.Background(), 1, func(ctx context.Context, c *claim) { ran <- c })
 	a, b, c := newClaim(repository.Task{ID: 1}, nil, time.Time{}, 0), newClaim(repository.Task{ID: 2}, nil, time.Time{}, 0), newClaim(repository.Task{ID: 3}, nil, time.Time{}, 0)
 	p.submit(a)
 	p.submit(b)

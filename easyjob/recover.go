@@ -27,6 +27,9 @@ func (n *node) recoverOrphans(ctx context.Context) error {
 		}
 	}
 	orphans, err := n.store.Orphans(ctx, n.cfg.Group, n.cfg.DeadAfter)
+	if n.hooks != nil && err == nil {
+		n.hooks.recoverScanned.send(len(orphans))
+	}
 	if err != nil || len(orphans) == 0 {
 		return err
 	}
@@ -35,6 +38,7 @@ func (n *node) recoverOrphans(ctx context.Context) error {
 		return err
 	}
 	var rs []repository.Recovery
+	var tasks []repository.Task // rs[i] recovers tasks[i]
 	for _, o := range orphans {
 		if responsible(live, o.DeadNode) != n.id() {
 			continue
@@ -46,6 +50,7 @@ func (n *node) recoverOrphans(ctx context.Context) error {
 			}
 		}
 		rs = append(rs, r)
+		tasks = append(tasks, o.Task)
 	}
 	if len(rs) == 0 {
 		return nil
@@ -59,6 +64,7 @@ func (n *node) recoverOrphans(ctx context.Context) error {
 	for i, e := range errs {
 		if e == nil { // ErrClaimLost: a peer acted first, or the owner came back
 			recovered++
+			n.observe(Event{Kind: EventRecovery, Count: 1, Task: tasks[i].Name, Lag: max(n.dbNow().Sub(tasks[i].NextStartTime), 0)})
 			n.log.Warn().Int64("task", int64(rs[i].Ref.ID)).Int64("dead_node", int64(rs[i].DeadNode)).Msg("easyjob: recovered task of a dead node")
 		}
 	}

@@ -10,6 +10,7 @@ import (
 // TestConcurrentRegistration: 5 nodes starting at once write one row per
 // task; a later node with a changed cron updates the row and its next fire.
 func TestConcurrentRegistration(t *testing.T) {
+	t.Parallel()
 	store, group := pgStore(t)
 	var l ledger
 	reg := func(s *Scheduler) {
@@ -48,6 +49,7 @@ func TestConcurrentRegistration(t *testing.T) {
 // TestNodeWithoutFunctionNeverClaims: in a rolling deploy a node that does
 // not register a task never claims it, even when it is overdue.
 func TestNodeWithoutFunctionNeverClaims(t *testing.T) {
+	t.Parallel()
 	store, group := pgStore(t)
 	var l ledger
 	old := start(t, Config{Store: store, Group: group, Strategy: "id_hash"}, func(s *Scheduler) {

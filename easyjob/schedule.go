@@ -12,11 +12,24 @@ import (
 
 // schedule is a parsed cron expression bound to a time zone. Expressions
 // have 5 fields (minute precision), 6 (leading seconds) or 7 (trailing
-// year); "?" is accepted as "*". An empty expression has no fire times of
-// its own (a child that runs after every parent success).
+// year); "?" is accepted as "*"; the macros @yearly, @annually, @monthly,
+// @weekly, @daily, @hourly, @30minutes, @15minutes, @10minutes, @5minutes,
+// @always (every minute) and @everysecond stand for their cron
+// expressions. "@every <duration>" is an interval (see every).
+// An empty expression has no fire times of its own (a child that runs
+// after every parent success).
 type schedule struct {
 	expr string
 	loc  *time.Location
+	// every is the period of an "@every <duration>" schedule, 0 for a cron.
+	// Its fires lie on a fixed grid: the multiples of every since the Unix
+	// epoch (1970-01-01 00:00:00 UTC). Every node computes the same grid
+	// with no stored anchor, so a restart, a failover, a trigger or a
+	// misfire never shifts it: a fire scheduled at s is followed by s +
+	// every, and a fire found late is followed by the next grid point. The
+	// time zone does not matter. "@every 5m" fires at :00, :05, ... like
+	// "*/5 * * * *"; "@every 7m" at the multiples of 420 s since the epoch.
+	every time.Duration
 }
 
 const cronTZPrefix = "CRON_TZ="
@@ -42,6 +55,9 @@ func parseSchedule(expr, tz string) (schedule, error) {
 	if expr == "" {
 		return schedule{loc: loc}, nil
 	}
+	if every, ok, err := parseEvery(expr); ok || err != nil {
+		return schedule{expr: expr, loc: loc, every: every}, err
+	}
 	if !gronx.IsValid(expr) {
 		return schedule{}, fmt.Errorf("%w: %q", ErrInvalidCron, expr)
 	}
@@ -53,13 +69,50 @@ func parseSchedule(expr, tz string) (schedule, error) {
 	return s, nil
 }
 
+// everyPrefix introduces an interval schedule: "@every 90s".
+const everyPrefix = "@every"
+
+// parseEvery parses "@every <duration>" (time.ParseDuration syntax, whole
+// seconds, at least one). ok is false for any other expression.
+func parseEvery(expr string) (d time.Duration, ok bool, err error) {
+	f := strings.Fields(expr)
+	if len(f) == 0 || !strings.EqualFold(f[0], everyPrefix) {
+		return 0, false, nil
+	}
+	if len(f) != 2 {
+		return 0, true, fmt.Errorf("%w: %q: want @every <duration>, e.g. @every 90s", ErrInvalidCron, expr)
+	}
+	d, err = time.ParseDuration(f[1])
+	if err != nil {
+		return 0, true, fmt.Errorf("%w: %q: %w", ErrInvalidCron, expr, err)
+	}
+	if d < time.Second || d%time.Second != 0 {
+		return 0, true, fmt.Errorf("%w: %q: the interval must be whole seconds, at least 1s", ErrInvalidCron, expr)
+	}
+	return d, true, nil
+}
+
 // empty reports a schedule with no fire times of its own.
 func (s schedule) empty() bool { return s.expr == "" }
+
+// gridFloor returns the last multiple of d since the Unix epoch at or
+// before t.
+func gridFloor(t time.Time, d time.Duration) time.Time {
+	n := t.UnixNano()
+	k := n / int64(d)
+	if n%int64(d) < 0 {
+		k-- // floor, not truncation, before the epoch
+	}
+	return time.Unix(0, k*int64(d)).UTC()
+}
 
 // next returns the first fire strictly after t, or false when there is none.
 func (s schedule) next(t time.Time) (time.Time, bool) {
 	if s.empty() {
 		return time.Time{}, false
+	}
+	if s.every > 0 {
+		return gridFloor(t, s.every).Add(s.every), true
 	}
 	// gronx works at second precision in the reference time's zone.
 	ref := t.In(s.loc).Truncate(time.Second)
@@ -79,6 +132,9 @@ func (s schedule) next(t time.Time) (time.Time, bool) {
 func (s schedule) prev(t time.Time) (time.Time, bool) {
 	if s.empty() {
 		return time.Time{}, false
+	}
+	if s.every > 0 {
+		return gridFloor(t, s.every), true
 	}
 	p, err := gronx.PrevTickBefore(s.expr, t.In(s.loc).Truncate(time.Second), true)
 	if err != nil || p.After(t) {

@@ -3,7 +3,10 @@ package easyjob
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
+
+	"github.com/easyjob-go/easyjob/strategy"
 )
 
 // Scheduler holds registered tasks and runs them as one node of its group.
@@ -14,14 +17,20 @@ type Scheduler struct {
 	mu      sync.Mutex
 	specs   []*taskSpec
 	running bool
+
+	health runState // what Health reads (health.go)
 }
 
-// New returns a Scheduler for cfg. It checks the configuration; nothing is
-// opened until Run.
+// New returns a Scheduler for cfg. It checks the configuration (values,
+// group name, strategy name) and returns an error wrapping
+// ErrInvalidConfig; nothing is opened until Run.
 func New(cfg Config) (*Scheduler, error) {
 	cfg = cfg.withDefaults()
 	if err := cfg.validate(); err != nil {
 		return nil, err
+	}
+	if _, err := strategy.Lookup(cfg.Strategy); err != nil {
+		return nil, fmt.Errorf("%w: Strategy: %w (registered: %s)", ErrInvalidConfig, err, strings.Join(strategy.Names(), ", "))
 	}
 	return &Scheduler{cfg: cfg}, nil
 }
@@ -60,6 +69,7 @@ func (s *Scheduler) Run(ctx context.Context) error {
 	s.running = true
 	specs := s.specs
 	s.mu.Unlock()
+	defer s.health.ended.Store(true)
 
 	byName, err := validateForest(specs)
 	if err != nil {
@@ -70,9 +80,11 @@ func (s *Scheduler) Run(ctx context.Context) error {
 		return err
 	}
 	defer closeStore()
+	store = s.wrapStore(store) // observer timing, health tracking (health.go)
 	n, err := newNode(s.cfg, store, byName)
 	if err != nil {
 		return err
 	}
+	s.health.node.Store(n)
 	return n.run(ctx)
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"sync"
 	"time"
+
+	"github.com/easyjob-go/easyjob/repository"
 )
 
 // abandonAfter bounds the wait for jobs after their contexts were
@@ -24,8 +26,10 @@ const abandonAfter = 2 * time.Second
 //     most abandonAfter more: a job that ignores its context is left
 //     running, unrecorded, and its claim to peers' recovery (at least
 //     once: they re-run the fire and mark its execution abandoned);
-//  4. stop the completer and the heartbeat;
-//  5. delete the node row so peers rebalance immediately.
+//  4. release, in one statement, every row still claimed by this node
+//     (finishes that kept a claim while the node began to stop);
+//  5. stop the completer and the heartbeat;
+//  6. delete the node row so peers rebalance immediately.
 func (n *node) shutdown(work *sync.WaitGroup, stopBackground func()) {
 	n.stopping.Store(true)
 	work.Wait()
@@ -61,6 +65,7 @@ func (n *node) shutdown(work *sync.WaitGroup, stopBackground func()) {
 		abandon.Stop()
 	}
 	grace.Stop()
+	n.releaseHeld()
 
 	stopBackground()
 
@@ -70,4 +75,23 @@ func (n *node) shutdown(work *sync.WaitGroup, stopBackground func()) {
 		n.log.Warn().Err(err).Msg("easyjob: could not delete node row; peers will expire it")
 	}
 	n.log.Info().Msg("easyjob: node stopped")
+}
+
+// releaseHeld releases the rows the database still shows claimed by this
+// node once its jobs are done, all in one statement.
+func (n *node) releaseHeld() {
+	ctx, cancel := context.WithTimeout(n.bg, 5*time.Second)
+	defer cancel()
+	rows, err := n.store.HeldBy(ctx, n.id())
+	if err != nil {
+		n.log.Warn().Err(err).Msg("easyjob: could not list claims at shutdown; peers recover them")
+		return
+	}
+	var idle []repository.Task
+	for _, r := range rows {
+		if !n.pool.runs(r.ID) {
+			idle = append(idle, r)
+		}
+	}
+	n.release(ctx, "shutdown", fencesOf(idle))
 }

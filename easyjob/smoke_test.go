@@ -8,6 +8,7 @@ import (
 )
 
 func TestSmokeMemory(t *testing.T) {
+	t.Parallel()
 	store := memory.New()
 	var l ledger
 	reg := func(s *Scheduler) {
@@ -23,7 +24,14 @@ func TestSmokeMemory(t *testing.T) {
 		cfg.Strategy = "id_hash"
 		start(t, cfg, reg)
 	}
-	time.Sleep(4 * time.Second)
+	waitFor(t, 10*time.Second, "every task and the child fired three times", func() bool {
+		for i := range 20 {
+			if l.count(taskName(i)) < 3 {
+				return false
+			}
+		}
+		return l.count("child") >= 3
+	})
 	fires := l.snapshot()
 	t.Logf("fires=%d dups=%v child=%d", len(fires), l.duplicates(), l.count("child"))
 	nodes := map[int64]int{}

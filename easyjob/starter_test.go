@@ -43,6 +43,7 @@ func (s *startSpy) snapshot() []startBatch {
 // batch no earlier than startQuiet after the fire time, so the statement
 // never competes with the jobs for CPU.
 func TestStartRecordsFollowTheBurst(t *testing.T) {
+	t.Parallel()
 	spy := &startSpy{Store: memory.New()}
 	var l ledger
 	start(t, fastConfig(spy, "quiet"), everySecond(t, &l, 30))

@@ -6,4 +6,5 @@ import "sync/atomic"
 type stats struct {
 	claimed, conflicts, fired, fenced, released atomic.Int64
 	handedOff                                   atomic.Int64 // claims given up by a finish for a peer
+	takenBack                                   atomic.Int64 // handed-over tasks no peer took, claimed back before their fire
 }

@@ -3,6 +3,7 @@ package easyjob
 import (
 	"context"
 	"sync"
+	"time"
 
 	"github.com/easyjob-go/easyjob/repository"
 )
@@ -27,9 +28,18 @@ func (n *node) execute(ctx context.Context, c *claim) {
 		return planFire(n.scheduleFor(c.task, c.spec), c.spec.opts, c.task.NextStartTime, c.foundAt)
 	}
 	status, runErr := repository.ExecSkipped, error(nil)
+	runCtx, endRun := ctx, endNothing
+	prior := n.priorChain(ctx, c) // a chain re-run after its node died resumes
 	if (c.misfire == "" || plan().run) && !c.startFailed() {
 		n.stats.fired.Add(1)
-		status, runErr = n.call(ctx, c.spec, c.task, c.task.NextStartTime)
+		runCtx, endRun = n.fired(ctx, c.spec, c.task, c.task.NextStartTime, c.foundAt, c.misfire)
+		if prior.rootDone() {
+			status = repository.ExecSucceeded
+			n.log.Info().Str("task", c.spec.name).Int64("node", int64(prior.root.NodeID)).
+				Msg("easyjob: chain root completed before its node died; resuming with its steps")
+		} else {
+			status, runErr = n.call(runCtx, c.spec, c.task, c.task.NextStartTime)
+		}
 	}
 	chain := status == repository.ExecSucceeded && len(c.spec.children) > 0
 	if !chain {
@@ -39,13 +49,37 @@ func (n *node) execute(ctx context.Context, c *claim) {
 	if err != nil {
 		// Not recorded (claim lost or database away): nothing to finish;
 		// reconcile releases the row if it is still ours.
+		endRun(RunResult{Status: status, Err: runErr})
 		n.claims.drop(c)
 		return
 	}
 	if chain {
-		n.runChildren(ctx, c.spec, c.task.NextStartTime, exec.ID)
+		n.runChildren(runCtx, c.spec, c.task.NextStartTime, exec.ID, prior.steps())
 		free()
 	}
+	endRun(RunResult{Status: status, Err: runErr})
 	f := n.outcome(c, exec.ID, status, runErr, plan())
 	n.finish(c, f)
+}
+
+// fired reports a fire about to run to the observer (found at database
+// time found) and opens its run; the returned context is the job's and its
+// children's parent.
+func (n *node) fired(ctx context.Context, spec *taskSpec, t repository.Task, scheduled, found time.Time, misfire repository.MisfireAction) (context.Context, func(RunResult)) {
+	if n.obs == nil {
+		return ctx, endNothing
+	}
+	trigger := TriggerCron
+	switch {
+	case spec.parent != "":
+		trigger = TriggerChain
+	case misfire != "":
+		trigger = TriggerMisfire
+	case t.Attempt > 1:
+		trigger = TriggerRetry
+	}
+	attempt := max(t.Attempt, 1)
+	n.observe(Event{Kind: EventFire, Task: spec.name, Cron: t.Cron, Scheduled: scheduled, Trigger: trigger,
+		Attempt: attempt, Misfire: misfire, Lag: max(found.Sub(scheduled), 0)})
+	return n.startRun(ctx, RunInfo{Task: spec.name, Cron: t.Cron, Scheduled: scheduled, Attempt: attempt, Trigger: trigger, Misfire: misfire})
 }

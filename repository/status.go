@@ -15,6 +15,10 @@ const (
 	TaskPaused TaskStatus = "paused"
 	// TaskFinished has no further fire time.
 	TaskFinished TaskStatus = "finished"
+	// TaskRemoved is a task removed by an operator with its history kept:
+	// a tombstone that only History reads. Task, Tasks and the control
+	// operations do not see it; registering the name again revives it.
+	TaskRemoved TaskStatus = "removed"
 )
 
 // String implements fmt.Stringer.
@@ -23,7 +27,7 @@ func (s TaskStatus) String() string { return string(s) }
 // Valid reports whether s is one of the known statuses.
 func (s TaskStatus) Valid() bool {
 	switch s {
-	case TaskPending, TaskDoing, TaskPaused, TaskFinished:
+	case TaskPending, TaskDoing, TaskPaused, TaskFinished, TaskRemoved:
 		return true
 	}
 	return false

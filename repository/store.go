@@ -16,6 +16,7 @@ type Store interface {
 	ExecutionStore
 	RecoveryStore
 	ControlStore
+	ViewStore
 	// Close releases what the store opened itself (not a caller's *sql.DB).
 	Close() error
 }
@@ -70,10 +71,25 @@ type Due struct {
 // TaskStore keeps the task table.
 type TaskStore interface {
 	// UpsertTasks writes the registered forest of group in one transaction:
-	// new names are inserted, changed definitions updated (a changed cron or
-	// time zone takes def.NextStartTime), unchanged rows are not touched.
-	// Parents are given by name and must be in defs or already stored.
+	// new names are inserted, changed definitions updated, unchanged rows
+	// are not touched. The code's cron is compared with the row's CodeCron
+	// (what the code registered before), not with the cron in force: an
+	// operator's override (Reschedule) holds while the code registers the
+	// same cron and time zone, and yields to a different one (cron =
+	// CodeCron = def.Cron, next_start_time = def.NextStartTime, override
+	// cleared). A pause is never lifted by a registration. A removed row
+	// (TaskRemoved) is revived as new, and a registered row's StaleSince is
+	// cleared. Parents are given by name and must be in defs or already
+	// stored.
 	UpsertTasks(ctx context.Context, group string, defs []TaskDef) ([]Task, error)
+	// MarkStale records which tasks of group no live node registers: those
+	// named in stale get StaleSince = now unless already set, the others of
+	// the group lose it. No version changes. It returns every task of the
+	// group, as Tasks does.
+	MarkStale(ctx context.Context, group string, stale []string) ([]Task, error)
+	// Groups lists the groups that have tasks (not removed) or node rows,
+	// sorted.
+	Groups(ctx context.Context) ([]string, error)
 	// DueTasks lists pending, unpaused root tasks due within q.Window.
 	DueTasks(ctx context.Context, q DueQuery) (Due, error)
 	// Claim moves each (id, version) still pending at that version to doing
@@ -84,9 +100,10 @@ type TaskStore interface {
 	Release(ctx context.Context, claims []Claim) (int, error)
 	// HeldBy lists the doing tasks claimed by node.
 	HeldBy(ctx context.Context, node NodeID) ([]Task, error)
-	// Task reads one task by name; ErrTaskNotFound if there is none.
+	// Task reads one task by name; ErrTaskNotFound if there is none (or
+	// it was removed).
 	Task(ctx context.Context, group, name string) (Task, error)
-	// Tasks lists every task of group ordered by id.
+	// Tasks lists every task of group ordered by id, removed ones left out.
 	Tasks(ctx context.Context, group string) ([]Task, error)
 }
 
@@ -148,11 +165,19 @@ type ExecutionStore interface {
 	// Finish applies many finishes in one statement, each with its own
 	// fence; results are in the order of fs.
 	Finish(ctx context.Context, fs []Finish) ([]FinishResult, error)
+	// ChainRun returns the newest execution of task at scheduled that was
+	// abandoned (its node died), followed by every execution recorded
+	// under it (parent_execution_id, at any depth), oldest first, each
+	// with its TaskName; none when there is no such execution. A peer
+	// re-running the fire resumes the chain from it.
+	ChainRun(ctx context.Context, task TaskID, scheduled time.Time) ([]Execution, error)
 	// History lists executions of a task, newest first.
 	History(ctx context.Context, group, name string, f HistoryFilter) ([]Execution, error)
 	// PruneHistory deletes finished executions of group older than maxAge
 	// (0 = no age bound) and beyond the newest maxRows per task (0 = no
-	// row bound), in short batches; it returns how many it deleted.
+	// row bound), in short batches; it returns how many it deleted. Removed
+	// tasks (TaskRemoved) left without executions are deleted too (not
+	// counted).
 	PruneHistory(ctx context.Context, group string, maxAge time.Duration, maxRows int) (int, error)
 }
 
@@ -199,8 +224,30 @@ type ControlStore interface {
 	// runs once and stays paused; on a doing task it runs once more right
 	// after the current fire.
 	Trigger(ctx context.Context, group, name string) (Task, error)
-	// Reschedule sets a new cron and the next fire computed from it.
+	// Reschedule sets a new cron and the next fire computed from it. It
+	// marks the task overridden (OverriddenAt = now), or clears the
+	// override when cron is the code's (CodeCron).
 	Reschedule(ctx context.Context, group, name, cron string, next time.Time) (Task, error)
+	// RemoveTask deletes the task and its descendants (children, their
+	// children, ...) and returns the rows removed, the named task first.
+	// With o.KeepHistory, rows that have executions stay as TaskRemoved
+	// tombstones (version+1, claim cleared) that History still reads;
+	// otherwise their executions are deleted with them. With o.StaleBefore
+	// set, it removes nothing (and returns no rows) unless the task's
+	// StaleSince is set and not after o.StaleBefore. The control operations
+	// of every task return ErrTaskNotFound from then on.
+	RemoveTask(ctx context.Context, group, name string, o RemoveOptions) ([]Task, error)
+}
+
+// RemoveOptions qualify a RemoveTask.
+type RemoveOptions struct {
+	// KeepHistory keeps the executions of the removed tasks readable by
+	// History.
+	KeepHistory bool
+	// StaleBefore, when not zero, makes the removal conditional on the task
+	// having been stale (MarkStale) since this time or earlier: a node that
+	// registered it meanwhile cleared StaleSince, so it is kept.
+	StaleBefore time.Time
 }
 
 // Notifier is implemented by stores that can wake nodes when a task is

@@ -72,7 +72,22 @@ type Task struct {
 	LastFinishedAt   time.Time
 	CreatedAt        time.Time
 	UpdatedAt        time.Time
+	// CodeCron is the cron the code registered last (TaskDef.Cron); Cron
+	// is the one in force. They differ while an operator's Reschedule
+	// overrides the code.
+	CodeCron string
+	// OverriddenAt is when an operator rescheduled the task to a cron other
+	// than CodeCron; zero when Cron is the code's. The override holds across
+	// registrations of the same code cron and yields to a different one.
+	OverriddenAt time.Time
+	// StaleSince is when MarkStale first found that no live node registers
+	// the task; zero while one does (or when nobody checked).
+	StaleSince time.Time
 }
+
+// Overridden reports whether an operator's cron is in force instead of
+// the code's.
+func (t Task) Overridden() bool { return !t.OverriddenAt.IsZero() }
 
 // Ref returns the (id, version) pair a claim is made against.
 func (t Task) Ref() TaskRef { return TaskRef{ID: t.ID, Version: t.Version} }

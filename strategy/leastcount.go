@@ -25,6 +25,40 @@ func (leastCount) Accept(live []repository.Node, task repository.Task, self repo
 // ReadsCounts implements [CountReader]: LeastCount balances on Node.Counts.
 func (leastCount) ReadsCounts() bool { return true }
 
+// Keep implements [Keeper]: a node keeps every task it holds while its
+// count is within 5 % of the fair share (the mean); above that it keeps
+// just the share of its tasks that brings it back to that bound, chosen
+// by a hash of the task id so that it sheds the same tasks on every
+// finish. Counts lag the load by up to their window (a minute), so
+// shedding a fraction once, not everything the count says is too much,
+// is what lets the split settle instead of swinging.
+func (leastCount) Keep(live []repository.Node, task repository.Task, self repository.NodeID) bool {
+	i := rowIndex(live, self)
+	if i < 0 {
+		return false
+	}
+	var sum int64
+	for j := range live {
+		sum += live[j].Counts
+	}
+	fair := sum / int64(len(live))
+	bound := fair + fair/20 + 1
+	own := live[i].Counts
+	if own <= bound {
+		return true
+	}
+	return spread(task.ID)*own < bound*spreadRange
+}
+
+// spreadRange is the range of spread.
+const spreadRange = 1 << 10
+
+// spread maps a task id to [0, spreadRange) by a multiplicative hash, so
+// the tasks a node sheds do not follow the id order id_hash uses.
+func spread(id repository.TaskID) int64 {
+	return int64((uint64(id) * 0x9E3779B97F4A7C15) >> 54)
+}
+
 // tieLimit returns the highest count that still ties for least.
 func tieLimit(live []repository.Node) int64 {
 	least, sum := live[0].Counts, int64(0)

@@ -55,3 +55,43 @@ func TestLeastCount(t *testing.T) {
 		})
 	}
 }
+
+// Keep: within 5 % of the fair share a node keeps everything; above it,
+// it keeps about bound/own of its tasks, always the same ones.
+func TestLeastCountKeep(t *testing.T) {
+	keeps := func(live []repository.Node, self repository.NodeID) (kept int, which map[repository.TaskID]bool) {
+		which = map[repository.TaskID]bool{}
+		for id := repository.TaskID(1); id <= 3000; id++ {
+			if strategy.Keeps(strategy.LeastCount, live, task(id), self) {
+				kept++
+				which[id] = true
+			}
+		}
+		return kept, which
+	}
+	if kept, _ := keeps(withCounts(1040, 1000, 960), 1); kept != 3000 {
+		t.Fatalf("4 %% over the fair share: kept %d of 3000, want all", kept)
+	}
+	// Node 1 has twice the fair share (6000 of 9000 over 3 nodes: fair
+	// 3000, bound 3151): it keeps about 3151/6000 = 53 % of its tasks.
+	kept, first := keeps(withCounts(6000, 2000, 1000), 1)
+	if kept < 1450 || kept > 1750 {
+		t.Fatalf("at twice the fair share: kept %d of 3000, want about 1575", kept)
+	}
+	_, again := keeps(withCounts(6000, 2000, 1000), 1)
+	for id := range first {
+		if !again[id] {
+			t.Fatalf("task %d kept once and shed the next time with the same counts", id)
+		}
+	}
+	if kept, _ := keeps(withCounts(6000, 2000, 1000), 9); kept != 0 {
+		t.Fatalf("a node not live kept %d tasks", kept)
+	}
+	// Strategies that are no Keeper keep what they accept.
+	live := withCounts(0, 0, 0)
+	for id := repository.TaskID(1); id <= 30; id++ {
+		if strategy.Keeps(strategy.IDHash, live, task(id), 2) != strategy.IDHash.Accept(live, task(id), 2) {
+			t.Fatalf("Keeps(IDHash) differs from Accept for task %d", id)
+		}
+	}
+}

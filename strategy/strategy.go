@@ -33,6 +33,26 @@ func ReadsCounts(s Strategy) bool {
 	return ok && r.ReadsCounts()
 }
 
+// Keeper is implemented by strategies that judge a task a node already
+// holds more leniently than one it would newly claim. With a strategy
+// that reads changing inputs (counts), the same rule for both moves tasks
+// back and forth every time the inputs cross; a lenient keep lets the
+// split settle. The runtime asks Keep when a finish decides whether to
+// keep the claim for the next fire, and Accept when the loader claims.
+type Keeper interface {
+	Strategy
+	Keep(live []repository.Node, task repository.Task, self repository.NodeID) bool
+}
+
+// Keeps reports whether self, holding task, should keep it: Keep of a
+// [Keeper], Accept of any other strategy.
+func Keeps(s Strategy, live []repository.Node, task repository.Task, self repository.NodeID) bool {
+	if k, ok := s.(Keeper); ok {
+		return k.Keep(live, task, self)
+	}
+	return s.Accept(live, task, self)
+}
+
 // IsLive reports whether self is in live.
 func IsLive(live []repository.Node, self repository.NodeID) bool {
 	return rowIndex(live, self) >= 0

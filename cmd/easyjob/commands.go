@@ -36,8 +36,11 @@ var commands = []command{
 		operation{args: "NAME", minArgs: 1, maxArgs: 1, flags: controlFlags("pause")}),
 	operator("resume", "let a paused task fire again",
 		operation{args: "NAME", minArgs: 1, maxArgs: 1, flags: controlFlags("resume")}),
-	operator("reschedule", "give a task a new cron expression",
-		operation{args: "NAME CRON", minArgs: 2, maxArgs: -1, flags: controlFlags("reschedule")}),
+	operator("reschedule", "override the cron of a task (kept across restarts; --reset ends it)",
+		operation{args: "NAME CRON | NAME --reset", minArgs: 1, maxArgs: -1, flags: rescheduleFlags}),
+	operator("remove", "delete a task no live node registers (stale); its history is kept",
+		operation{args: "NAME", minArgs: 1, maxArgs: 1, flags: removeFlags}),
+	{name: "dashboard", help: "serve the web dashboard of a group (--addr, --read-only)", run: dashboardCommand},
 
 	// The measurement harness: scratch databases next to the one --dsn names.
 	{name: "bench", help: "measure fires/s, start lag, round trips, CPU and memory of N nodes", run: harness.Bench},

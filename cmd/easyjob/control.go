@@ -4,15 +4,14 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/easyjob-go/easyjob/easyjob"
 	"github.com/easyjob-go/easyjob/repository"
 )
 
-// controlFlags is the setup of trigger, pause, resume and reschedule (op):
-// no flags of their own.
+// controlFlags is the setup of trigger, pause and resume (op): no flags
+// of their own.
 func controlFlags(op string) func(fs *flag.FlagSet) action {
 	return func(*flag.FlagSet) action {
 		return func(ctx context.Context, e *env, args []string) error {
@@ -26,24 +25,26 @@ func controlFlags(op string) func(fs *flag.FlagSet) action {
 				t, err = e.client.Pause(ctx, name)
 			case "resume":
 				t, err = e.client.Resume(ctx, name)
-			case "reschedule":
-				// The cron may come quoted or as separate fields.
-				t, err = e.client.Reschedule(ctx, name, strings.Join(args[1:], " "))
 			}
 			if err != nil {
 				return err
 			}
-			if e.json {
-				return e.emit(t)
-			}
-			now, err := e.client.Now(ctx)
-			if err != nil {
-				return err
-			}
-			_, err = fmt.Fprintln(e.out, describe(op, t, now))
-			return err
+			return e.reply(ctx, op, t)
 		}
 	}
+}
+
+// reply prints the row an operator action op wrote: JSON, or one line.
+func (e *env) reply(ctx context.Context, op string, t easyjob.TaskInfo) error {
+	if e.json {
+		return e.emit(t)
+	}
+	now, err := e.client.Now(ctx)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintln(e.out, describe(op, t, now))
+	return err
 }
 
 // describe says in one line what an operator action did.
@@ -79,6 +80,11 @@ func describe(op string, t easyjob.TaskInfo, now time.Time) string {
 		}
 		if t.Paused {
 			msg += "; the task is paused"
+		}
+		if t.Overridden {
+			msg += fmt.Sprintf("; this overrides the code's %q until the code registers another cron or 'easyjob reschedule %s --reset'", t.CodeCron, t.Name)
+		} else {
+			msg += "; the code's cron"
 		}
 		return msg
 	}

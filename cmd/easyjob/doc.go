@@ -4,13 +4,16 @@
 // Usage:
 //
 //	easyjob <command> [flags] [arguments]
+//	easyjob [flags] <command> [arguments]
 //	easyjob help
 //	easyjob <command> -h
 //
 // Operator commands act on the tasks and nodes of one group (--group,
-// default "default") in the database of --dsn (default $EASYJOB_DSN, else
-// postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable); --json
-// prints JSON instead of tables, --timeout bounds the command:
+// default "default") in the database of --dsn, else $EASYJOB_DSN (one of
+// the two is required: there is no default server); --json prints JSON
+// instead of tables (durations name their unit, e.g. heartbeat_age_ms),
+// --timeout bounds the command. Flags may come before the command or
+// anywhere after it:
 //
 //	migrate up|down|status  apply, revert or show the database schema
 //	status                  show the nodes and tasks of a group
@@ -20,15 +23,26 @@
 //	trigger NAME            run a task once as soon as possible
 //	pause NAME              stop the fires of a task (a running fire completes)
 //	resume NAME             let a paused task fire again
-//	reschedule NAME CRON    give a task a new cron expression
+//	reschedule NAME CRON    override the cron of a task; it holds across
+//	                        restarts until the code registers another cron
+//	reschedule NAME --reset end the override: back to the code's cron
+//	remove NAME             delete a stale task (no live node registers it)
+//	                        and its children; --force for any task,
+//	                        --drop-history to delete its runs too
+//
+// status and tasks mark overridden tasks (with the code's cron) and stale
+// ones; a group with no tasks and no nodes prints the groups that exist.
 //
 // Their exit statuses: 0 ok, 1 the operation failed (e.g. the database is
-// unreachable), 2 usage, 3 unknown task, 4 invalid input (a cron
-// expression). A failure prints one line to stderr, with any password of
+// unreachable, or migrate status found a schema newer than the binary),
+// 2 usage (no database given, bad flags or arguments), 3 unknown task,
+// 4 invalid input (a cron expression), 5 remove refused (a live node
+// registers the task). A failure prints one line to stderr, with any password of
 // the DSN hidden.
 //
 // Harness commands (package internal/harness) create a scratch database
-// next to the one --dsn names, run easyjob nodes on it and drop it:
+// next to the one --dsn names (default $EASYJOB_DSN, else a local server),
+// run easyjob nodes on it and drop it:
 //
 //	bench   measure fires/s, start lag, round trips, CPU and memory of N nodes
 //	chaos   kill, freeze and restart node processes; report failover,

@@ -14,6 +14,7 @@ const (
 	exitUsage    = 2 // bad flags or arguments
 	exitNotFound = 3 // unknown task
 	exitInvalid  = 4 // invalid input (a cron expression)
+	exitInUse    = 5 // remove refused: a live node registers the task
 )
 
 // usageError is wrong input on the command line: exit status 2.
@@ -29,11 +30,14 @@ func usagef(format string, a ...any) error { return usageError{fmt.Errorf(format
 // exitCode maps an error to the documented exit statuses.
 func exitCode(err error) int {
 	var u usageError
+	var inUse inUseError
 	switch {
 	case err == nil:
 		return exitOK
 	case errors.As(err, &u):
 		return exitUsage
+	case errors.As(err, &inUse):
+		return exitInUse
 	case errors.Is(err, easyjob.ErrTaskNotFound):
 		return exitNotFound
 	case errors.Is(err, easyjob.ErrInvalidCron):

@@ -12,11 +12,16 @@ import (
 )
 
 func main() {
-	if len(os.Args) < 2 {
+	args := os.Args[1:]
+	if len(args) > 0 && args[0] != "-h" && args[0] != "--help" {
+		// "easyjob --dsn X tasks": the command's flags may come first.
+		args = commandFirst(args)
+	}
+	if len(args) < 1 || strings.HasPrefix(args[0], "-") && args[0] != "-h" && args[0] != "--help" {
 		usage(os.Stderr)
 		os.Exit(2)
 	}
-	name := os.Args[1]
+	name := args[0]
 	if name == "-h" || name == "--help" || name == "help" {
 		usage(os.Stderr)
 		os.Exit(0)
@@ -28,7 +33,7 @@ func main() {
 		os.Exit(2)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := c.run(ctx, os.Args[2:])
+	code := c.run(ctx, args[1:])
 	stop()
 	os.Exit(code)
 }

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 
+	"github.com/easyjob-go/easyjob/repository"
 	"github.com/easyjob-go/easyjob/repository/postgres"
 )
 
@@ -47,13 +48,18 @@ func migrateFlags(fs *flag.FlagSet) action {
 			state = "newer than this binary"
 		}
 		if e.json {
-			return e.emit(struct {
+			err = e.emit(struct {
 				Version int    `json:"version"`
 				Latest  int    `json:"latest"`
 				State   string `json:"state"`
 			}{v, latest, state})
+		} else {
+			_, err = fmt.Fprintf(e.out, "schema version %d, latest %d: %s\n", v, latest, state)
 		}
-		_, err = fmt.Fprintf(e.out, "schema version %d, latest %d: %s\n", v, latest, state)
+		if err == nil && v > latest {
+			// This binary must not operate that database: say so in the status.
+			err = fmt.Errorf("%w: version %d, this binary knows up to %d: upgrade easyjob", repository.ErrSchemaTooNew, v, latest)
+		}
 		return err
 	}
 }

@@ -47,7 +47,7 @@ func (op operation) run(ctx context.Context, args []string, stdout, stderr io.Wr
 	fs.SetOutput(io.Discard)
 	// The default is resolved after parsing so -h never prints a password
 	// taken from EASYJOB_DSN.
-	server := fs.String("dsn", "", "PostgreSQL DSN (default $EASYJOB_DSN, else "+dsn.Default+")")
+	server := fs.String("dsn", "", "PostgreSQL DSN, e.g. postgres://user@host:5432/db (default $EASYJOB_DSN; one of the two is required)")
 	group := fs.String("group", "default", "task group")
 	asJSON := fs.Bool("json", false, "print JSON instead of tables")
 	timeout := fs.Duration("timeout", 30*time.Second, "give up after this long")
@@ -64,13 +64,13 @@ func (op operation) run(ctx context.Context, args []string, stdout, stderr io.Wr
 	}
 	pos, err := parseArgs(fs, args)
 	if *server == "" {
-		*server = dsn.FromEnv()
+		*server = dsn.Env()
 	}
 	if errors.Is(err, flag.ErrHelp) {
 		fs.SetOutput(stderr)
 		fmt.Fprintf(stderr, "usage: easyjob %s [flags] %s\n\n%s.\n\nflags:\n", op.name, op.args, op.help)
 		fs.PrintDefaults()
-		fmt.Fprintf(stderr, "\nexit status: 0 ok, 1 failed, 2 usage, 3 unknown task, 4 invalid input\n")
+		fmt.Fprintf(stderr, "\nexit status: 0 ok, 1 failed, 2 usage, 3 unknown task, 4 invalid input, 5 task in use (remove)\n")
 		return exitOK
 	}
 	if err != nil {
@@ -85,6 +85,11 @@ func (op operation) run(ctx context.Context, args []string, stdout, stderr io.Wr
 	}
 	if *group == "" {
 		return fail(exitUsage, errors.New("--group must not be empty"))
+	}
+	if *server == "" {
+		// No silent default: a guessed local server would answer "not
+		// migrated" about a database nobody meant.
+		return fail(exitUsage, errors.New("no database given: pass --dsn postgres://user@host:5432/db or set EASYJOB_DSN"))
 	}
 	if *timeout > 0 {
 		var cancel context.CancelFunc

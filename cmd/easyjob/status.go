@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/easyjob-go/easyjob/easyjob"
@@ -44,11 +45,11 @@ func showStatus(ctx context.Context, e *env, withNodes, withTasks bool) error {
 			return e.emit(struct {
 				Group string             `json:"group"`
 				Now   time.Time          `json:"now"`
-				Nodes []easyjob.NodeInfo `json:"nodes"`
+				Nodes []nodeJSON         `json:"nodes"`
 				Tasks []easyjob.TaskInfo `json:"tasks"`
-			}{e.group, now, nonNil(nodes), nonNil(tasks)})
+			}{e.group, now, nodesJSON(nodes), nonNil(tasks)})
 		case withNodes:
-			return e.emit(nonNil(nodes))
+			return e.emit(nodesJSON(nodes))
 		default:
 			return e.emit(nonNil(tasks))
 		}
@@ -75,7 +76,41 @@ func showStatus(ctx context.Context, e *env, withNodes, withTasks bool) error {
 	if withTasks {
 		printTasks(e.out, tasks, now, e.group)
 	}
+	if len(nodes) == 0 && len(tasks) == 0 {
+		return e.printGroups(ctx)
+	}
 	return nil
+}
+
+// printGroups names the groups that exist, for a group found empty (a
+// typo, or a service with a Config.Group of its own).
+func (e *env) printGroups(ctx context.Context) error {
+	groups, err := e.store.Groups(ctx)
+	if err != nil {
+		return err
+	}
+	if len(groups) == 0 {
+		_, err = fmt.Fprintln(e.out, "no group has tasks or nodes in this database yet: a node registers its tasks when it starts")
+		return err
+	}
+	_, err = fmt.Fprintf(e.out, "groups in this database: %s (choose one with --group NAME)\n", strings.Join(groups, ", "))
+	return err
+}
+
+// nodeJSON is a node as --json prints it: its heartbeat age in
+// milliseconds, named so (NodeInfo's own is a bare count of nanoseconds).
+type nodeJSON struct {
+	easyjob.NodeInfo
+	HeartbeatAge   *struct{} `json:"heartbeat_age,omitempty"` // hides NodeInfo's
+	HeartbeatAgeMS int64     `json:"heartbeat_age_ms"`
+}
+
+func nodesJSON(nodes []easyjob.NodeInfo) []nodeJSON {
+	out := make([]nodeJSON, len(nodes))
+	for i, n := range nodes {
+		out[i] = nodeJSON{NodeInfo: n, HeartbeatAgeMS: n.HeartbeatAge.Milliseconds()}
+	}
+	return out
 }
 
 // nonNil makes a nil slice an empty one (JSON [] rather than null).
@@ -118,15 +153,21 @@ func printTasks(out io.Writer, tasks []easyjob.TaskInfo, now time.Time, group st
 		return
 	}
 	t := newTable(out, "ID", "NAME", "PARENT", "CRON", "STATUS", "NEXT", "NODE", "LAST", "FINISHED", "ERROR")
+	overridden, stale := 0, 0
 	for _, x := range tasks {
-		cron := x.Cron
-		if cron == "" {
-			cron = "(after parent)"
-		}
+		cron := orAfterParent(x.Cron)
 		if x.Timezone != "" {
 			cron += " " + x.Timezone
 		}
+		if x.Overridden {
+			cron += " (override; code: " + orAfterParent(x.CodeCron) + ")"
+			overridden++
+		}
 		status := string(x.Status)
+		if x.Stale {
+			status += " (stale)"
+			stale++
+		}
 		if x.Status == repository.TaskDoing && x.Paused {
 			status += " (pausing)"
 		}
@@ -134,7 +175,7 @@ func printTasks(out io.Writer, tasks []easyjob.TaskInfo, now time.Time, group st
 			status += " (+1 triggered)"
 		}
 		next := relTime(x.NextStartTime, now)
-		if x.Status == repository.TaskFinished || (x.Parent != "" && x.Cron == "") {
+		if x.Status == repository.TaskFinished || (x.Parent != "" && x.Cron == "") || x.Stale {
 			next = "-"
 		}
 		node := ""
@@ -145,4 +186,18 @@ func printTasks(out io.Writer, tasks []easyjob.TaskInfo, now time.Time, group st
 			string(x.LastStatus), relTime(x.LastFinishedAt, now), truncate(oneLine(x.LastError), 40))
 	}
 	t.flush()
+	if overridden > 0 {
+		fmt.Fprintf(out, "\n%d task(s) rescheduled by an operator: the override holds until the code registers another cron ('easyjob reschedule NAME --reset' ends it)\n", overridden)
+	}
+	if stale > 0 {
+		fmt.Fprintf(out, "\n%d stale task(s): no live node registers them, so they do not fire ('easyjob remove NAME' deletes one)\n", stale)
+	}
+}
+
+// orAfterParent shows an empty cron as what it means.
+func orAfterParent(cron string) string {
+	if cron == "" {
+		return "(after parent)"
+	}
+	return cron
 }

@@ -6,19 +6,34 @@
 //
 //	export EASYJOB_DSN=postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable
 //	go run ./examples/cluster &   # as many times as you like
+//
+// With EASYJOB_HTTP_ADDR set (e.g. 127.0.0.1:9464) it serves Prometheus
+// metrics on /metrics and its health on /healthz (ready), /readyz and
+// /livez:
+//
+//	EASYJOB_HTTP_ADDR=127.0.0.1:9464 go run ./examples/cluster &
+//	curl -s 127.0.0.1:9464/metrics | grep ^easyjob_
+//	curl -s 127.0.0.1:9464/healthz
 package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"net"
+	"net/http"
 	"os"
 	"os/signal"
 	"syscall"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/rs/zerolog"
 
 	"github.com/easyjob-go/easyjob/easyjob"
+	"github.com/easyjob-go/easyjob/easyjob/metrics/prom"
 )
 
 func main() {
@@ -47,18 +62,68 @@ func run() error {
 			return nil
 		}
 	}
-	if err := easyjob.Register("step1", "*/10 * * * * *", step("step1"), easyjob.Timeout(5*time.Second)); err != nil {
+	cfg := easyjob.Config{DSN: dsn, Group: "cluster-example", Logger: &logger}
+	addr := os.Getenv("EASYJOB_HTTP_ADDR")
+	reg := prometheus.NewRegistry()
+	if addr != "" {
+		reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+		obs, err := prom.New(reg)
+		if err != nil {
+			return err
+		}
+		cfg.Observer = obs
+	}
+	s, err := easyjob.New(cfg)
+	if err != nil {
 		return err
 	}
-	if err := easyjob.Register("step2", "", step("step2"), easyjob.Parent("step1")); err != nil {
+	if err := s.Register("step1", "*/10 * * * * *", step("step1"), easyjob.Timeout(5*time.Second)); err != nil {
 		return err
 	}
-	if err := easyjob.Register("step3", "", step("step3"), easyjob.Parent("step2")); err != nil {
+	if err := s.Register("step2", "", step("step2"), easyjob.Parent("step1")); err != nil {
 		return err
 	}
-	if err := easyjob.Register("step4", "", step("step4"), easyjob.Parent("step3")); err != nil {
+	if err := s.Register("step3", "", step("step3"), easyjob.Parent("step2")); err != nil {
 		return err
 	}
+	if err := s.Register("step4", "", step("step4"), easyjob.Parent("step3")); err != nil {
+		return err
+	}
+	if addr != "" {
+		stopHTTP, err := serve(addr, reg, s)
+		if err != nil {
+			return err
+		}
+		defer stopHTTP()
+		logger.Info().Str("addr", addr).Msg("serving /metrics, /healthz, /readyz, /livez")
+	}
+	return s.Run(ctx)
+}
 
-	return easyjob.Run(ctx, easyjob.Config{DSN: dsn, Group: "cluster-example", Logger: &logger})
+// serve exposes reg on /metrics and s's health on /healthz (ready),
+// /readyz and /livez at addr until the returned stop is called.
+func serve(addr string, reg *prometheus.Registry, s *easyjob.Scheduler) (stop func(), err error) {
+	mux := http.NewServeMux()
+	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+	for _, path := range []string{"/healthz", "/readyz", "/livez"} {
+		mux.Handle(path, s.HealthHandler())
+	}
+	srv := &http.Server{Addr: addr, Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	ln, err := (&net.ListenConfig{}).Listen(context.Background(), "tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("listen on EASYJOB_HTTP_ADDR %s: %w", addr, err)
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			fmt.Fprintln(os.Stderr, "http:", err)
+		}
+	}()
+	return func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(ctx)
+		<-done
+	}, nil
 }

@@ -51,11 +51,19 @@ func (s *Store) Trigger(ctx context.Context, group, name string) (repository.Tas
 	})
 }
 
-// Reschedule sets cron and next_start_time; a finished task becomes
-// pending. A doing task is not bumped: its Finish sees the cron changed.
+// Reschedule sets cron and next_start_time (a zero next keeps it) and marks
+// the task overridden (cleared when cron is the code's); a finished task
+// becomes pending. A doing task is not bumped: its Finish sees the cron
+// changed.
 func (s *Store) Reschedule(ctx context.Context, group, name, cron string, next time.Time) (repository.Task, error) {
 	return s.control(ctx, group, name, false, func(t *repository.Task, now time.Time) bool {
-		t.Cron, t.NextStartTime = cron, norm(next)
+		t.Cron, t.OverriddenAt = cron, now
+		if !next.IsZero() {
+			t.NextStartTime = norm(next)
+		}
+		if cron == t.CodeCron {
+			t.OverriddenAt = time.Time{}
+		}
 		switch t.Status {
 		case repository.TaskDoing:
 		case repository.TaskFinished:

@@ -135,7 +135,7 @@ func (s *Store) History(ctx context.Context, group, name string, f repository.Hi
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	t, err := s.taskLocked(group, name)
+	t, err := s.anyTaskLocked(group, name) // a removed task's history too
 	if err != nil {
 		return nil, err
 	}
@@ -194,6 +194,12 @@ func (s *Store) PruneHistory(ctx context.Context, group string, maxAge time.Dura
 			delete(s.execsByTask, id)
 		} else {
 			s.execsByTask[id] = kept
+		}
+	}
+	// Removed tasks were kept only for their history.
+	for name, id := range s.byName[group] {
+		if s.tasks[id].Status == repository.TaskRemoved && len(s.execsByTask[id]) == 0 {
+			s.deleteTaskLocked(group, name, id)
 		}
 	}
 	return deleted, nil

@@ -71,6 +71,7 @@ func (s *Store) RecoverAll(ctx context.Context, rs []repository.Recovery) ([]err
 			if x := s.execs[xid]; x.NodeID == r.DeadNode && x.Status == repository.ExecRunning {
 				x.Status, x.FinishedAt = repository.ExecAbandoned, now
 				x.Error = fmt.Sprintf("node %d died", r.DeadNode)
+				t.LastStatus, t.LastError = repository.ExecAbandoned, x.Error
 			}
 		}
 		s.notifyLocked(t.Group)

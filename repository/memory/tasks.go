@@ -43,7 +43,7 @@ func (s *Store) UpsertTasks(ctx context.Context, group string, defs []repository
 		}
 		s.lastTask++
 		t := &repository.Task{
-			ID: s.lastTask, Group: group, Name: d.Name, Cron: d.Cron,
+			ID: s.lastTask, Group: group, Name: d.Name, Cron: d.Cron, CodeCron: d.Cron,
 			Status: repository.TaskPending, Version: 1, Attempt: 1,
 			NextStartTime: norm(d.NextStartTime), Options: d.Options,
 			CreatedAt: now, UpdatedAt: now,
@@ -68,26 +68,12 @@ func (s *Store) UpsertTasks(ctx context.Context, group string, defs []repository
 			out = append(out, *t)
 			continue
 		}
-		schedule := t.Cron != d.Cron || t.Options.Timezone != d.Options.Timezone
-		other := t.Options != d.Options || t.ParentID != parent
-		if schedule {
-			t.Cron = d.Cron
-			t.NextStartTime = norm(d.NextStartTime)
-			switch t.Status {
-			case repository.TaskPending, repository.TaskFinished:
-				t.Status = repository.TaskPending
-				if d.Finished {
-					t.Status = repository.TaskFinished
-				}
+		if u, write, touch := repository.ApplyTaskDef(*t, d, parent); write {
+			u.NextStartTime = norm(u.NextStartTime)
+			if touch {
+				u.UpdatedAt = now
 			}
-		}
-		if schedule || other {
-			t.Options = d.Options
-			t.ParentID = parent
-			if t.Status != repository.TaskDoing { // a running fire must not be fenced by a deploy
-				t.Version++
-			}
-			t.UpdatedAt = now
+			*t = u
 			changed = true
 		}
 		out = append(out, *t)
@@ -219,28 +205,49 @@ func (s *Store) Task(ctx context.Context, group, name string) (repository.Task, 
 	return *t, nil
 }
 
-// Tasks lists every task of group, by id.
+// Tasks lists every task of group (not the removed ones), by id.
 func (s *Store) Tasks(ctx context.Context, group string) ([]repository.Task, error) {
 	if err := s.begin(ctx); err != nil {
 		return nil, err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var out []repository.Task
-	for _, id := range s.byName[group] {
-		out = append(out, *s.tasks[id])
-	}
-	sortTasks(out)
-	return out, nil
+	return s.tasksLocked(group), nil
 }
 
-// taskLocked finds a task by name or returns a wrapped ErrTaskNotFound.
+// tasksLocked copies the tasks of group (not the removed ones), by id.
+func (s *Store) tasksLocked(group string) []repository.Task {
+	var out []repository.Task
+	for _, id := range s.byName[group] {
+		if t := s.tasks[id]; t.Status != repository.TaskRemoved {
+			out = append(out, *t)
+		}
+	}
+	sortTasks(out)
+	return out
+}
+
+// taskLocked finds a task by name (not a removed one) or returns a
+// wrapped ErrTaskNotFound.
 func (s *Store) taskLocked(group, name string) (*repository.Task, error) {
+	t, err := s.anyTaskLocked(group, name)
+	if err == nil && t.Status == repository.TaskRemoved {
+		return nil, notFound(group, name)
+	}
+	return t, err
+}
+
+// anyTaskLocked finds a task row by name, a removed one (a tombstone) too.
+func (s *Store) anyTaskLocked(group, name string) (*repository.Task, error) {
 	id, ok := s.byName[group][name]
 	if !ok {
-		return nil, fmt.Errorf("easyjob: task %q of group %q: %w", name, group, repository.ErrTaskNotFound)
+		return nil, notFound(group, name)
 	}
 	return s.tasks[id], nil
+}
+
+func notFound(group, name string) error {
+	return fmt.Errorf("easyjob: task %q of group %q: %w", name, group, repository.ErrTaskNotFound)
 }
 
 // fenced returns the row c still holds (id, version, node, status doing), or nil.

@@ -8,7 +8,8 @@ import (
 	"github.com/easyjob-go/easyjob/repository"
 )
 
-// The operator actions below are single UPDATEs keyed by (group, name).
+// The operator actions below are single UPDATEs keyed by (group, name);
+// a removed task (a tombstone kept for its history) is not found.
 // None of them bumps the version of a doing row: that would fence the fire
 // that is running. They set a flag (paused, trigger_requested) or change
 // the cron instead, and the fire's Finish applies it.
@@ -21,7 +22,7 @@ func (s *Store) Pause(ctx context.Context, group, name string) (repository.Task,
   status = CASE WHEN t.status = 'pending' THEN 'paused' ELSE t.status END,
   version = t.version + CASE WHEN t.status = 'pending' THEN 1 ELSE 0 END,
   updated_at = now()
-WHERE t.group_name = ? AND t.name = ?
+WHERE t.group_name = ? AND t.name = ? AND t.status <> 'removed'
 RETURNING ` + taskCols("t")
 	return s.control(ctx, "pause", group, name, q, group, name)
 }
@@ -34,7 +35,7 @@ func (s *Store) Resume(ctx context.Context, group, name string) (repository.Task
   status = CASE WHEN t.status = 'paused' THEN 'pending' ELSE t.status END,
   version = t.version + CASE WHEN t.status = 'paused' THEN 1 ELSE 0 END,
   updated_at = now()
-WHERE t.group_name = ? AND t.name = ?
+WHERE t.group_name = ? AND t.name = ? AND t.status <> 'removed'
 RETURNING ` + taskCols("t")
 	return s.control(ctx, "resume", group, name, notifying(q), group, name)
 }
@@ -50,23 +51,26 @@ func (s *Store) Trigger(ctx context.Context, group, name string) (repository.Tas
   trigger_requested = (t.status = 'doing'),
   version = t.version + CASE WHEN t.status = 'doing' THEN 0 ELSE 1 END,
   updated_at = now()
-WHERE t.group_name = ? AND t.name = ?
+WHERE t.group_name = ? AND t.name = ? AND t.status <> 'removed'
 RETURNING ` + taskCols("t")
 	return s.control(ctx, "trigger", group, name, notifying(q), group, name)
 }
 
 // Reschedule sets a new cron and next fire. A doing row keeps its version;
-// its Finish notices the cron changed and keeps this next_start_time.
+// its Finish notices the cron changed and keeps this next_start_time. A
+// cron other than the code's marks the row overridden; the code's clears
+// the mark.
 func (s *Store) Reschedule(ctx context.Context, group, name, cron string, next time.Time) (repository.Task, error) {
 	q := `UPDATE easyjob_tasks t SET
   cron = ?::text,
+  overridden_at = CASE WHEN ?::text = t.code_cron THEN NULL ELSE now() END,
   next_start_time = coalesce(?::timestamptz, t.next_start_time),
   status = CASE WHEN t.status = 'finished' THEN 'pending' ELSE t.status END,
   version = t.version + CASE WHEN t.status = 'doing' THEN 0 ELSE 1 END,
   updated_at = now()
-WHERE t.group_name = ? AND t.name = ?
+WHERE t.group_name = ? AND t.name = ? AND t.status <> 'removed'
 RETURNING ` + taskCols("t")
-	return s.control(ctx, "reschedule", group, name, notifying(q), cron, nullTime(next), group, name)
+	return s.control(ctx, "reschedule", group, name, notifying(q), cron, cron, nullTime(next), group, name)
 }
 
 // notifying wraps an UPDATE ... RETURNING of task columns so the same

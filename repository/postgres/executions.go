@@ -152,10 +152,22 @@ func (s *Store) PruneHistory(ctx context.Context, group string, maxAge time.Dura
 		}
 		total += int(n)
 		if n < pruneBatch {
-			return total, nil
+			return total, s.dropEmptyTombstones(ctx, group)
 		}
 		if err := ctx.Err(); err != nil {
 			return total, fmt.Errorf("easyjob/postgres: prune history of %q: %w", group, err)
 		}
 	}
+}
+
+// dropEmptyTombstones deletes the removed tasks of group whose history is
+// gone: they were kept only for it.
+func (s *Store) dropEmptyTombstones(ctx context.Context, group string) error {
+	_, err := s.db.ExecContext(ctx, `DELETE FROM easyjob_tasks t
+WHERE t.group_name = ? AND t.status = 'removed'
+  AND NOT EXISTS (SELECT 1 FROM easyjob_executions e WHERE e.task_id = t.id)`, group)
+	if err != nil {
+		return fmt.Errorf("easyjob/postgres: prune removed tasks of %q: %w", group, err)
+	}
+	return nil
 }

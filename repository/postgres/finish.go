@@ -16,7 +16,11 @@ import (
 //     one array per column (unnest), so the statement's text and plan do
 //     not grow with the batch: parsing N VALUES rows of casts cost more
 //     than executing them;
-//   - l locks the fenced rows in id order (see lockFenced);
+//   - l locks the fenced rows in id order (as lockFenced does);
+//   - every statement reaches its rows by primary key through an id array
+//     (t.id = ANY, e.id = ANY): joined to the CTEs alone, the planner
+//     estimated them at one row and chose plans that scanned every task
+//     of the node or every running execution for each finished row;
 //   - u updates every task whose fence holds and returns v.ord, so a
 //     finish is known to have applied by its position, not by task id
 //     (two finishes of one task at different versions stay apart);
@@ -36,7 +40,13 @@ const finishSQL = `WITH v AS (
     ?::timestamptz[], ?::int[], ?::text[], ?::bool[], ?::bool[], ?::bool[])
     AS v(ord, id, version, node_id, exec_id, status, err, next, attempt, cron, done, keep, handoff)
 ),
-l AS (%s),
+l AS (
+  SELECT c.id, c.version, c.node_id FROM easyjob_tasks c
+  JOIN v ON c.id = v.id AND c.version = v.version AND c.node_id = v.node_id
+  WHERE c.id = ANY(?::bigint[]) AND c.status = 'doing'
+  ORDER BY c.id
+  FOR NO KEY UPDATE OF c
+),
 u AS (
   UPDATE easyjob_tasks t SET
     version = t.version + 1,
@@ -65,7 +75,7 @@ u AS (
       ELSE v.attempt END,
     trigger_requested = CASE WHEN v.done THEN t.trigger_requested ELSE false END
   FROM v JOIN l ON l.id = v.id AND l.version = v.version AND l.node_id = v.node_id
-  WHERE t.id = v.id AND t.version = v.version AND t.node_id = v.node_id AND t.status = 'doing'
+  WHERE t.id = ANY(?::bigint[]) AND t.id = v.id AND t.version = v.version AND t.node_id = v.node_id AND t.status = 'doing'
   RETURNING v.ord, %s
 ),
 x AS (
@@ -74,7 +84,7 @@ x AS (
     finished_at = now(),
     error = v.err
   FROM v LEFT JOIN u ON u.ord = v.ord
-  WHERE v.exec_id <> 0 AND e.id = v.exec_id AND e.status IN ('running', 'abandoned')
+  WHERE e.id = ANY(?::bigint[]) AND v.exec_id <> 0 AND e.id = v.exec_id AND e.status IN ('running', 'abandoned')
   RETURNING e.id
 ),
 n AS (
@@ -111,8 +121,9 @@ func (s *Store) Finish(ctx context.Context, fs []repository.Finish) ([]repositor
 		pgdialect.Array(c.exec), pgdialect.Array(c.status), pgdialect.Array(c.err), pgdialect.Array(c.next),
 		pgdialect.Array(c.attempt), pgdialect.Array(c.cron), pgdialect.Array(c.done), pgdialect.Array(c.keep),
 		pgdialect.Array(c.handoff),
+		pgdialect.Array(c.id), pgdialect.Array(c.id), pgdialect.Array(c.exec),
 	}
-	q := fmt.Sprintf(finishSQL, lockFenced, taskCols("t"), taskCols("u"))
+	q := fmt.Sprintf(finishSQL, taskCols("t"), taskCols("u"))
 	got, err := s.db.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, fmt.Errorf("easyjob/postgres: finish %d tasks: %w", len(fs), err)

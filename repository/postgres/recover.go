@@ -58,7 +58,11 @@ l AS (
 u AS (
   UPDATE easyjob_tasks t
   SET status = 'pending', node_id = NULL, version = t.version + 1, updated_at = now(),
-      next_start_time = coalesce(v.next, t.next_start_time)
+      next_start_time = coalesce(v.next, t.next_start_time),
+      last_status = CASE WHEN EXISTS (SELECT 1 FROM easyjob_executions r
+        WHERE r.task_id = t.id AND r.node_id = v.node_id AND r.status = 'running') THEN 'abandoned' ELSE t.last_status END,
+      last_error = CASE WHEN EXISTS (SELECT 1 FROM easyjob_executions r
+        WHERE r.task_id = t.id AND r.node_id = v.node_id AND r.status = 'running') THEN v.err ELSE t.last_error END
   FROM v JOIN l ON l.id = v.id
   WHERE t.id = v.id AND t.version = v.version AND t.node_id = v.node_id AND t.status = 'doing'
   RETURNING v.ord, t.id, t.group_name, v.node_id AS dead, v.err

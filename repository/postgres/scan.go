@@ -17,7 +17,7 @@ var taskColumnNames = []string{
 	"id", "group_name", "name", "cron", "parent_id", "status", "version",
 	"node_id", "next_start_time", "attempt", "paused", "trigger_requested",
 	"options", "last_status", "last_error", "last_finished_at",
-	"created_at", "updated_at",
+	"created_at", "updated_at", "code_cron", "overridden_at", "stale_since",
 }
 
 // taskCols returns the task columns qualified by alias, e.g. "t.id, t.name".
@@ -42,9 +42,10 @@ func qualify(alias string, names []string) string {
 // join that found no row (a fenced Finish, an empty DueTasks) scans too.
 type taskScan struct {
 	id, parentID, version, nodeID, attempt sql.NullInt64
-	group, name, cron, status              sql.NullString
+	group, name, cron, status, codeCron    sql.NullString
 	lastStatus, lastError                  sql.NullString
 	next, lastFinished, created, updated   sql.NullTime
+	overridden, stale                      sql.NullTime
 	paused, trigger                        sql.NullBool
 	options                                []byte
 }
@@ -54,7 +55,7 @@ func (r *taskScan) dest() []any {
 		&r.id, &r.group, &r.name, &r.cron, &r.parentID, &r.status, &r.version,
 		&r.nodeID, &r.next, &r.attempt, &r.paused, &r.trigger,
 		&r.options, &r.lastStatus, &r.lastError, &r.lastFinished,
-		&r.created, &r.updated,
+		&r.created, &r.updated, &r.codeCron, &r.overridden, &r.stale,
 	}
 }
 
@@ -81,6 +82,9 @@ func (r *taskScan) task() (t repository.Task, ok bool, err error) {
 		LastFinishedAt:   utc(r.lastFinished),
 		CreatedAt:        utc(r.created),
 		UpdatedAt:        utc(r.updated),
+		CodeCron:         r.codeCron.String,
+		OverriddenAt:     utc(r.overridden),
+		StaleSince:       utc(r.stale),
 	}
 	if len(r.options) > 0 {
 		if err := json.Unmarshal(r.options, &t.Options); err != nil {

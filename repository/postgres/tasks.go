@@ -134,9 +134,9 @@ WHERE t.node_id = ?::bigint AND t.status = 'doing' ORDER BY t.id`
 	return tasks, nil
 }
 
-// Task reads one task by name.
+// Task reads one task by name (not a removed one).
 func (s *Store) Task(ctx context.Context, group, name string) (repository.Task, error) {
-	q := `SELECT ` + taskCols("t") + ` FROM easyjob_tasks t WHERE t.group_name = ? AND t.name = ?`
+	q := `SELECT ` + taskCols("t") + ` FROM easyjob_tasks t WHERE t.group_name = ? AND t.name = ? AND t.status <> 'removed'`
 	tasks, err := scanTasks(s.db.QueryContext(ctx, q, group, name))
 	if err != nil {
 		return repository.Task{}, fmt.Errorf("easyjob/postgres: task %q in group %q: %w", name, group, err)
@@ -144,9 +144,9 @@ func (s *Store) Task(ctx context.Context, group, name string) (repository.Task, 
 	return oneTask(tasks, group, name)
 }
 
-// Tasks lists every task of group ordered by id.
+// Tasks lists every task of group ordered by id, removed ones left out.
 func (s *Store) Tasks(ctx context.Context, group string) ([]repository.Task, error) {
-	q := `SELECT ` + taskCols("t") + ` FROM easyjob_tasks t WHERE t.group_name = ? ORDER BY t.id`
+	q := `SELECT ` + taskCols("t") + ` FROM easyjob_tasks t WHERE t.group_name = ? AND t.status <> 'removed' ORDER BY t.id`
 	tasks, err := scanTasks(s.db.QueryContext(ctx, q, group))
 	if err != nil {
 		return nil, fmt.Errorf("easyjob/postgres: tasks of %q: %w", group, err)

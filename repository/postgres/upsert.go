@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/uptrace/bun"
 
@@ -144,22 +145,22 @@ func insertNew(ctx context.Context, tx bun.Tx, group string, defs []repository.T
 		if p, ok := byName[d.Parent]; ok && d.Parent != "" {
 			parent = int64(p.ID)
 		}
-		rows = append(rows, "(?, ?, ?, ?::bigint, ?, coalesce(?::timestamptz, now()), ?::jsonb, now(), now())")
-		args = append(args, group, d.Name, d.Cron, parent, string(status), nullTime(d.NextStartTime), opts)
+		rows = append(rows, "(?, ?, ?, ?, ?::bigint, ?, coalesce(?::timestamptz, now()), ?::jsonb, now(), now())")
+		args = append(args, group, d.Name, d.Cron, d.Cron, parent, string(status), nullTime(d.NextStartTime), opts)
 	}
 	if len(rows) == 0 {
 		return nil, nil
 	}
 	q := `INSERT INTO easyjob_tasks AS t
-  (group_name, name, cron, parent_id, status, next_start_time, options, created_at, updated_at)
+  (group_name, name, cron, code_cron, parent_id, status, next_start_time, options, created_at, updated_at)
 VALUES ` + join(rows) + `
 RETURNING ` + taskCols("t")
 	return scanTasks(tx.QueryContext(ctx, q, args...))
 }
 
-// planUpdate decides the row to write for def over cur, per the contract:
-// a changed cron or time zone takes def.NextStartTime and revives a
-// finished row; any change bumps the version unless the row is doing.
+// planUpdate decides the row to write for def over cur: the link to a
+// parent inserted in the same batch for a new row, repository.ApplyTaskDef
+// for a stored one.
 func planUpdate(cur repository.Task, d repository.TaskDef, byName map[string]repository.Task, inserted bool) (repository.Task, bool) {
 	var parent repository.TaskID
 	if d.Parent != "" {
@@ -174,27 +175,11 @@ func planUpdate(cur repository.Task, d repository.TaskDef, byName map[string]rep
 		cur.ParentID = parent
 		return cur, true
 	}
-	cronChanged := cur.Cron != d.Cron || cur.Options.Timezone != d.Options.Timezone
-	if !cronChanged && cur.Options == d.Options && cur.ParentID == parent {
-		return cur, false
+	u, write, touch := repository.ApplyTaskDef(cur, d, parent)
+	if touch {
+		u.UpdatedAt = time.Time{} // written as now()
 	}
-	u := cur
-	u.Cron, u.Options, u.ParentID = d.Cron, d.Options, parent
-	if cronChanged {
-		if !d.NextStartTime.IsZero() {
-			u.NextStartTime = d.NextStartTime
-		}
-		if cur.Status == repository.TaskPending || cur.Status == repository.TaskFinished {
-			u.Status = repository.TaskPending
-			if d.Finished {
-				u.Status = repository.TaskFinished
-			}
-		}
-	}
-	if cur.Status != repository.TaskDoing {
-		u.Version++
-	}
-	return u, true
+	return u, write
 }
 
 // writeUpdates writes the planned rows in one statement. The values are
@@ -204,7 +189,7 @@ func writeUpdates(ctx context.Context, tx bun.Tx, ts []repository.Task) ([]repos
 		return nil, nil
 	}
 	rows := make([]string, len(ts))
-	args := make([]any, 0, 7*len(ts))
+	args := make([]any, 0, 15*len(ts))
 	for i, t := range ts {
 		opts, err := encodeOptions(t.Options)
 		if err != nil {
@@ -214,13 +199,24 @@ func writeUpdates(ctx context.Context, tx bun.Tx, ts []repository.Task) ([]repos
 		if t.ParentID != 0 {
 			parent = int64(t.ParentID)
 		}
-		rows[i] = "(?::bigint, ?::text, ?::jsonb, ?::bigint, ?::text, ?::timestamptz, ?::bigint)"
-		args = append(args, int64(t.ID), t.Cron, opts, parent, string(t.Status), t.NextStartTime, t.Version)
+		var node any
+		if t.NodeID != 0 {
+			node = int64(t.NodeID)
+		}
+		rows[i] = "(?::bigint, ?::text, ?::jsonb, ?::bigint, ?::text, ?::timestamptz, ?::bigint, " +
+			"?::text, ?::timestamptz, ?::timestamptz, ?::bigint, ?::int, ?::bool, ?::bool, ?::timestamptz)"
+		args = append(args, int64(t.ID), t.Cron, opts, parent, string(t.Status), t.NextStartTime, t.Version,
+			t.CodeCron, nullTime(t.OverriddenAt), nullTime(t.StaleSince), node, t.Attempt, t.Paused, t.TriggerRequested,
+			nullTime(t.UpdatedAt))
 	}
 	q := `UPDATE easyjob_tasks t
 SET cron = v.cron, options = v.options, parent_id = v.parent_id, status = v.status,
-    next_start_time = v.next, version = v.version, updated_at = now()
-FROM (VALUES ` + join(rows) + `) v(id, cron, options, parent_id, status, next, version)
+    next_start_time = v.next, version = v.version, code_cron = v.code_cron,
+    overridden_at = v.overridden_at, stale_since = v.stale_since, node_id = v.node_id,
+    attempt = v.attempt, paused = v.paused, trigger_requested = v.trigger_requested,
+    updated_at = coalesce(v.updated_at, now())
+FROM (VALUES ` + join(rows) + `) v(id, cron, options, parent_id, status, next, version,
+    code_cron, overridden_at, stale_since, node_id, attempt, paused, trigger_requested, updated_at)
 WHERE t.id = v.id
 RETURNING ` + taskCols("t")
 	return scanTasks(tx.QueryContext(ctx, q, args...))

@@ -142,7 +142,13 @@ func testRecover(e *env) {
 	want.Status, want.NodeID = repository.TaskPending, 0
 	want.Version++
 	want.UpdatedAt = got.UpdatedAt
+	// The run it abandoned is the task's last result, so a peer re-running
+	// a chain knows to look for it (ChainRun).
+	want.LastStatus, want.LastError = repository.ExecAbandoned, got.LastError
 	e.sameTask("recovered row keeps its next_start_time", got, want)
+	if got.LastError == "" {
+		e.t.Error("recovered row has no last error naming the dead node")
+	}
 
 	x := e.exec("job", runX.ID)
 	e.within("abandoned finished_at", x.FinishedAt, before, after)

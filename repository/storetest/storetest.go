@@ -54,8 +54,11 @@ func Run(t *testing.T, newStore func(t *testing.T) repository.Store) {
 		{"Finish", finishCases},
 		{"History", historyCases},
 		{"Recovery", recoveryCases},
+		{"ChainRun", chainRunCases},
 		{"Control", controlCases},
 		{"Notify", notifyCases},
+		{"Lifecycle", lifecycleCases},
+		{"Views", viewCases},
 	}
 	for _, sec := range sections {
 		t.Run(sec.name, func(t *testing.T) {
@@ -324,6 +327,8 @@ func utcTask(t repository.Task) repository.Task {
 	t.LastFinishedAt = utc(t.LastFinishedAt)
 	t.CreatedAt = utc(t.CreatedAt)
 	t.UpdatedAt = utc(t.UpdatedAt)
+	t.OverriddenAt = utc(t.OverriddenAt)
+	t.StaleSince = utc(t.StaleSince)
 	return t
 }
 

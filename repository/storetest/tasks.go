@@ -36,7 +36,7 @@ func testUpsertInsert(e *env) {
 	e.within("created_at", root.CreatedAt, before, after)
 	for i, d := range defs {
 		want := repository.Task{
-			ID: ts[i].ID, Group: e.g, Name: d.Name, Cron: d.Cron, Status: repository.TaskPending,
+			ID: ts[i].ID, Group: e.g, Name: d.Name, Cron: d.Cron, CodeCron: d.Cron, Status: repository.TaskPending,
 			Version: 1, NextStartTime: micro(next), Attempt: 1, Options: d.Options,
 			CreatedAt: root.CreatedAt, UpdatedAt: root.CreatedAt,
 		}
@@ -110,6 +110,7 @@ func testUpsertScheduleChanged(e *env) {
 	for i, st := range []repository.TaskStatus{repository.TaskPending, repository.TaskPending, repository.TaskFinished, repository.TaskPending, repository.TaskPaused} {
 		want := ts[i]
 		want.Cron = []string{cronB, cronB, cronB, cronA, cronB}[i]
+		want.CodeCron = want.Cron
 		want.Options = []repository.TaskOptions{{}, {}, {}, {Timezone: "Asia/Tokyo"}, {}}[i]
 		want.NextStartTime = micro(next)
 		want.Status = st
@@ -127,7 +128,7 @@ func testUpsertDoingNotBumped(e *env) {
 	d := repository.TaskDef{Name: "job", Cron: cronB, NextStartTime: next, Options: repository.TaskOptions{Timeout: time.Minute}}
 	got := e.upsert(d)[0]
 	want := held
-	want.Cron, want.Options, want.NextStartTime = cronB, d.Options, micro(next)
+	want.Cron, want.CodeCron, want.Options, want.NextStartTime = cronB, cronB, d.Options, micro(next)
 	want.UpdatedAt = got.UpdatedAt
 	e.sameTask("doing row after a deploy changed its cron", got, want)
 

@@ -32,6 +32,11 @@ type benchOpts struct {
 	quiet    bool
 	label    string // progress line prefix
 	logLevel string // node log level (in-process: stderr; processes: their log file)
+	// stagger starts node processes this far apart; fromStart opens the
+	// measured window at the first fire instead of steadyStart in, so
+	// start-up and joins count against the scheduler.
+	stagger   time.Duration
+	fromStart bool
 }
 
 // benchCmd is the bench command line: one trial's options and what to do
@@ -67,6 +72,8 @@ func (b *benchCmd) flagSet() *flag.FlagSet {
 	fs.BoolVar(&o.quiet, "quiet", false, "no progress line")
 	fs.StringVar(&o.logLevel, "log-level", "error", "node log level")
 	fs.BoolVar(&b.keep, "keep", false, "keep the ledger directory (processes)")
+	fs.DurationVar(&o.stagger, "stagger", 0, "start node processes this far apart (with --procs)")
+	fs.BoolVar(&o.fromStart, "from-start", false, "measure from the first fire, start-up and joins included (default: from 3 s in)")
 	fs.BoolVar(&b.findCap, "find-capacity", false, "raise K until p99 lag passes --lag-bound or a fire is missed; report the largest K held")
 	b.capacity.addFlags(fs)
 	return fs

@@ -19,6 +19,8 @@ type chaosOpts struct {
 	restartAfter time.Duration
 	freezeFor    time.Duration
 	pgRestart    string
+	pgStop       time.Duration // stop PostgreSQL this long as a fault (0 = never)
+	pgCluster    string        // pg_ctlcluster's "VERSION NAME" for --pg-stop
 	seed         uint64
 	quiet        bool
 	keep         bool
@@ -52,6 +54,8 @@ func (c *chaosCmd) flagSet() *flag.FlagSet {
 	fs.DurationVar(&o.restartAfter, "restart-after", 5*time.Second, "a killed node is restarted after this")
 	fs.DurationVar(&o.freezeFor, "freeze-for", 0, "a frozen node is resumed after this (0 = dead threshold + 3s)")
 	fs.StringVar(&o.pgRestart, "pg-restart", "", "shell command that restarts PostgreSQL (e.g. 'pg_ctlcluster 15 main restart'); empty = never")
+	fs.DurationVar(&o.pgStop, "pg-stop", 0, "stop PostgreSQL for this long as a fault, in turn with kill and freeze (pg_ctlcluster; 0 = never)")
+	fs.StringVar(&o.pgCluster, "pg-cluster", "", "the cluster --pg-stop stops, as pg_ctlcluster's \"VERSION NAME\" (default: the newest under /etc/postgresql, main)")
 	fs.Uint64Var(&o.seed, "seed", 0, "random seed (0 = from the clock; printed)")
 	c.output.addFlags(fs)
 	fs.BoolVar(&o.quiet, "quiet", false, "no progress line")
@@ -71,6 +75,13 @@ func (c *chaosCmd) check(fs *flag.FlagSet) error {
 	}
 	if o.seed == 0 {
 		o.seed = uint64(time.Now().UnixNano())
+	}
+	if o.pgStop > 0 && o.pgCluster == "" {
+		c, err := defaultPGCluster()
+		if err != nil {
+			return fmt.Errorf("--pg-stop: %w (set --pg-cluster)", err)
+		}
+		o.pgCluster = c
 	}
 	_, dead, _ := o.params.effective()
 	if o.freezeFor == 0 {

@@ -31,6 +31,7 @@ func analyzeChaos(res *chaosResult, fires []fire, p nodeParams, from, to time.Ti
 		res.Missed = analyzeSteady(fires, tasks, exp, from, to).Missed
 	}
 	res.analyzeFailovers(ids, byTask)
+	res.analyzeResumes(byTask)
 	res.classifyDuplicates(fires)
 	res.findLost(tasks, byTask, from, to, lostAfter)
 }
@@ -183,5 +184,24 @@ func (res *chaosResult) findLost(tasks []string, byTask map[string][]fire, from,
 		if prev <= hi {
 			check(hi, nil)
 		}
+	}
+}
+
+// analyzeResumes measures, per PostgreSQL fault, how long after the
+// server answered again each task fired (started) for the first time.
+func (res *chaosResult) analyzeResumes(byTask map[string][]fire) {
+	for _, f := range res.Faults {
+		if (f.Kind != "pg-restart" && f.Kind != "pg-stop") || f.Until.IsZero() {
+			continue
+		}
+		back := f.Until.UnixNano()
+		var ds []time.Duration
+		for _, fs := range byTask {
+			i := sort.Search(len(fs), func(i int) bool { return fs[i].Start >= back })
+			if i < len(fs) {
+				ds = append(ds, time.Duration(fs[i].Start-back))
+			}
+		}
+		f.Resume = summarize(ds)
 	}
 }

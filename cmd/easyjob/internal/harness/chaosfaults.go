@@ -26,10 +26,13 @@ type event struct {
 // recovery and failover could not be seen before the steady window
 // closes; recovery is how long a dead node takes to be recovered.
 func (r *chaosRun) schedule(t0 time.Time, recovery time.Duration) {
-	tail := max(r.o.restartAfter, r.o.freezeFor) + recovery + 4*time.Second
+	tail := max(r.o.restartAfter, r.o.freezeFor, r.o.pgStop) + recovery + 4*time.Second
 	kinds := []string{"kill", "freeze"}
 	if r.o.pgRestart != "" {
 		kinds = append(kinds, "pg-restart")
+	}
+	if r.o.pgStop > 0 {
+		kinds = append(kinds, "pg-stop")
 	}
 	for i, at := 0, t0.Add(r.o.warmup); !at.After(r.end.Add(-tail)); i, at = i+1, at.Add(r.o.faultEvery) {
 		r.todo = append(r.todo, event{at: at, what: kinds[i%len(kinds)]})
@@ -64,6 +67,10 @@ func (r *chaosRun) inject(ev event, now time.Time) {
 		f := &fault{Kind: "pg-restart", At: now}
 		r.addFault(f)
 		r.pgWG.Go(func() { r.restartPG(f) })
+	case "pg-stop":
+		f := &fault{Kind: "pg-stop", At: now}
+		r.addFault(f)
+		r.pgWG.Go(func() { r.stopPG(f) })
 	}
 }
 
@@ -140,16 +147,70 @@ func (r *chaosRun) restartPG(f *fault) {
 		f.PGCommandError = fmt.Sprintf("%v: %s", err, strings.TrimSpace(string(out)))
 	}
 	r.mu.Unlock()
+	r.waitPG(ctx)
+	r.endFault(f)
+}
+
+// stopPG stops PostgreSQL (fast shutdown: every connection drops), keeps
+// it down for --pg-stop, starts it and waits until it answers: an outage
+// longer than the dead threshold, seen by every node at once.
+func (r *chaosRun) stopPG(f *fault) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute+r.o.pgStop)
+	defer cancel()
+	ctl := func(action string, extra ...string) {
+		args := append([]string{"--skip-systemctl-redirect"}, strings.Fields(r.o.pgCluster)...)
+		args = append(append(args, action), extra...)
+		if out, err := exec.CommandContext(ctx, "pg_ctlcluster", args...).CombinedOutput(); err != nil {
+			r.mu.Lock()
+			f.PGCommandError = fmt.Sprintf("%s: %v: %s", action, err, strings.TrimSpace(string(out)))
+			r.mu.Unlock()
+		}
+	}
+	ctl("stop", "-m", "fast")
+	sleepCtx(ctx, r.o.pgStop)
+	ctl("start")
+	r.waitPG(ctx)
+	r.endFault(f)
+}
+
+// waitPG polls PostgreSQL until it answers or ctx ends.
+func (r *chaosRun) waitPG(ctx context.Context) {
 	for ctx.Err() == nil {
 		pctx, pc := context.WithTimeout(ctx, 2*time.Second)
 		perr := ping(pctx, r.o.admin)
 		pc()
 		if perr == nil {
-			break
+			return
 		}
-		time.Sleep(100 * time.Millisecond)
+		sleepCtx(ctx, 100*time.Millisecond)
 	}
-	r.endFault(f)
+}
+
+// sleepCtx waits d or until ctx ends.
+func sleepCtx(ctx context.Context, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+	case <-t.C:
+	}
+}
+
+// defaultPGCluster names the newest Debian cluster under /etc/postgresql
+// as "VERSION main".
+func defaultPGCluster() (string, error) {
+	entries, err := os.ReadDir("/etc/postgresql")
+	if err != nil || len(entries) == 0 {
+		return "", fmt.Errorf("no cluster under /etc/postgresql")
+	}
+	names := make([]string, 0, len(entries))
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	sort.Slice(names, func(i, j int) bool {
+		return len(names[i]) < len(names[j]) || len(names[i]) == len(names[j]) && names[i] < names[j]
+	})
+	return names[len(names)-1] + " main", nil
 }
 
 func (r *chaosRun) addFault(f *fault) {

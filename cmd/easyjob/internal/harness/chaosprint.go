@@ -24,6 +24,9 @@ func (r *chaosResult) print(w io.Writer) {
 		if f.ResumedOnSelf > 0 {
 			note += fmt.Sprintf("%d resumed on the same node; ", f.ResumedOnSelf)
 		}
+		if f.Resume.N > 0 {
+			note += fmt.Sprintf("fires resumed %s (p50) / %s (max) after PostgreSQL answered; ", fmtMS(f.Resume.P50), fmtMS(f.Resume.Max))
+		}
 		if f.PGCommandError != "" {
 			note += "command failed: " + f.PGCommandError
 		}

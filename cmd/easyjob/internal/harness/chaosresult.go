@@ -9,7 +9,7 @@ const interruptWindow = 5 * time.Second
 
 // fault is one injected (or spontaneous) failure.
 type fault struct {
-	Kind    string    `json:"kind"` // kill | freeze | pg-restart | exit (a process exited on its own)
+	Kind    string    `json:"kind"` // kill | freeze | pg-restart | pg-stop | exit (a process exited on its own)
 	Proc    string    `json:"proc,omitempty"`
 	NodeIDs []int64   `json:"node_ids,omitempty"`
 	At      time.Time `json:"at"`
@@ -21,8 +21,11 @@ type fault struct {
 	NotFailedOver  int     `json:"not_failed_over,omitempty"`
 	ResumedOnSelf  int     `json:"resumed_on_same_node,omitempty"`
 	PGCommandError string  `json:"pg_command_error,omitempty"`
-	idx            int     // incarnation index
-	failovers      []time.Duration
+	// Resume: pg-restart/pg-stop → for each task, its first fire after
+	// PostgreSQL answered again.
+	Resume    latency `json:"resume_after_pg,omitempty"`
+	idx       int     // incarnation index
+	failovers []time.Duration
 }
 
 // lostFire is a task silent for longer than the threshold.

@@ -119,9 +119,9 @@ func (r *chaosRun) printProgress(prog *progress, now, t0 time.Time, fires int, r
 			}
 		}
 	}
-	prog.printf("chaos %3.0fs/%.0fs  procs %d/%d (%d frozen)  fires %d  %.0f/s  faults: %d kill, %d freeze, %d pg-restart, %d self-exit",
+	prog.printf("chaos %3.0fs/%.0fs  procs %d/%d (%d frozen)  fires %d  %.0f/s  faults: %d kill, %d freeze, %d pg-restart, %d pg-stop, %d self-exit",
 		now.Sub(t0).Seconds(), r.o.duration.Seconds(), running, r.o.procs, frozen, fires,
-		rate, r.count["kill"], r.count["freeze"], r.count["pg-restart"], r.count["exit"])
+		rate, r.count["kill"], r.count["freeze"], r.count["pg-restart"], r.count["pg-stop"], r.count["exit"])
 }
 
 // collect reads the ledgers and stats of every node process after the run
@@ -148,7 +148,7 @@ func (r *chaosRun) collect(t0, tEnd time.Time, lostAfter time.Duration) {
 	res.Fires = len(fires)
 	res.FiresPerSec = float64(len(fires)) / res.DurationSeconds
 	for _, f := range res.Faults {
-		if f.Kind == "pg-restart" {
+		if f.Kind == "pg-restart" || f.Kind == "pg-stop" {
 			until := f.Until
 			if until.IsZero() {
 				until = tEnd

@@ -201,5 +201,41 @@ func (c *countingStore) Reschedule(ctx context.Context, group, name, cron string
 	return r, c.done(mReschedule, err)
 }
 
+func (c *countingStore) MarkStale(ctx context.Context, group string, stale []string) ([]repository.Task, error) {
+	c.count(mMarkStale)
+	r, err := c.inner.MarkStale(ctx, group, stale)
+	return r, c.done(mMarkStale, err)
+}
+
+func (c *countingStore) Groups(ctx context.Context) ([]string, error) {
+	c.count(mGroups)
+	r, err := c.inner.Groups(ctx)
+	return r, c.done(mGroups, err)
+}
+
+func (c *countingStore) RemoveTask(ctx context.Context, group, name string, o repository.RemoveOptions) ([]repository.Task, error) {
+	c.count(mRemoveTask)
+	r, err := c.inner.RemoveTask(ctx, group, name, o)
+	return r, c.done(mRemoveTask, err)
+}
+
 // Close is not counted (no round trip).
 func (c *countingStore) Close() error { return c.inner.Close() }
+
+func (c *countingStore) PublishTaskSet(ctx context.Context, names []string) (string, error) {
+	c.count(mPublishTaskSet)
+	r, err := c.inner.PublishTaskSet(ctx, names)
+	return r, c.done(mPublishTaskSet, err)
+}
+
+func (c *countingStore) TaskSet(ctx context.Context, id string) ([]string, error) {
+	c.count(mTaskSet)
+	r, err := c.inner.TaskSet(ctx, id)
+	return r, c.done(mTaskSet, err)
+}
+
+func (c *countingStore) ChainRun(ctx context.Context, task repository.TaskID, scheduled time.Time) ([]repository.Execution, error) {
+	c.count(mChainRun)
+	r, err := c.inner.ChainRun(ctx, task, scheduled)
+	return r, c.done(mChainRun, err)
+}

@@ -37,6 +37,12 @@ const (
 	mResume
 	mTrigger
 	mReschedule
+	mMarkStale
+	mGroups
+	mRemoveTask
+	mPublishTaskSet
+	mTaskSet
+	mChainRun
 	mListen // not a round trip per call: one long-lived session
 	numMethods
 )
@@ -45,7 +51,8 @@ var methodNames = [numMethods]string{
 	"Now", "RegisterNode", "Heartbeat", "DeleteNode", "LiveNodes", "Nodes", "ExpireNodes",
 	"UpsertTasks", "DueTasks", "Claim", "Release", "HeldBy", "Task", "Tasks",
 	"StartExecution", "StartExecutions", "Finish", "History", "PruneHistory", "Orphans", "Recover",
-	"RecoverAll", "Pause", "Resume", "Trigger", "Reschedule", "Listen",
+	"RecoverAll", "Pause", "Resume", "Trigger", "Reschedule", "MarkStale", "Groups", "RemoveTask",
+	"PublishTaskSet", "TaskSet", "ChainRun", "Listen",
 }
 
 // storeStats is a snapshot of a countingStore (also the stats file of a

@@ -55,6 +55,13 @@ func startInProcRunner(ctx context.Context, o benchOpts, p nodeParams) (*inProcR
 		name := fmt.Sprintf("n%d", i)
 		cfg := p.config(name, &log)
 		cfg.Store = store
+		if p.Metrics {
+			if err := withMetrics(runCtx, &cfg); err != nil {
+				_ = pg.Close()
+				r.stop()
+				return nil, err
+			}
+		}
 		s, err := easyjob.New(cfg)
 		if err == nil {
 			err = registerTasks(s, p, r.led)

@@ -82,6 +82,11 @@ func (o *nodeOpts) run(ctx context.Context) error {
 
 	cfg := o.params.config(o.name, &log)
 	cfg.Store = store
+	if o.params.Metrics {
+		if err := withMetrics(ctx, &cfg); err != nil {
+			return err
+		}
+	}
 	s, err := easyjob.New(cfg)
 	if err != nil {
 		return err

@@ -25,6 +25,7 @@ type nodeParams struct {
 	RecoverInterval time.Duration
 	Workers         int
 	MaxClaims       int
+	Metrics         bool // a Prometheus observer on each node (metrics.go)
 }
 
 // addRunFlags registers the flags bench and chaos share: the server, the
@@ -45,6 +46,7 @@ func addNodeFlags(fs *flag.FlagSet, p *nodeParams) {
 	fs.DurationVar(&p.RecoverInterval, "recover-interval", 0, "Config.RecoverInterval (0 = library default, 1s)")
 	fs.IntVar(&p.Workers, "workers", 0, "Config.Workers (0 = library default, 10)")
 	fs.IntVar(&p.MaxClaims, "max-claims", 0, "Config.MaxClaims (0 = library default, 100 × workers)")
+	fs.BoolVar(&p.Metrics, "metrics", false, "give every node a Prometheus observer (easyjob/metrics/prom), scraped every 15s")
 }
 
 // effective returns the heartbeat, dead threshold and recover interval the
@@ -85,6 +87,9 @@ func (p nodeParams) args() []string {
 	}
 	if p.MaxClaims != 0 {
 		a = append(a, "--max-claims", strconv.Itoa(p.MaxClaims))
+	}
+	if p.Metrics {
+		a = append(a, "--metrics")
 	}
 	return a
 }

@@ -26,6 +26,9 @@ func startProcRunner(o benchOpts, p nodeParams) (*procRunner, error) {
 	c.extra = []string{"--log-level", o.logLevel}
 	r := &procRunner{c: c, slots: o.nodes}
 	for i := range o.nodes {
+		if i > 0 && o.stagger > 0 {
+			time.Sleep(o.stagger)
+		}
 		if _, err := c.start(i); err != nil {
 			c.stopAll(10 * time.Second)
 			return nil, err

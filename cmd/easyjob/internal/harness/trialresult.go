@@ -70,6 +70,9 @@ func newTrialResult(o benchOpts, p nodeParams, database string, m measurement, f
 	res.FiresPerSec = float64(len(fires)) / res.DurationSeconds
 
 	from, to := m.t0.Add(steadyStart), m.tEnd.Add(-steadyEndMargin)
+	if o.fromStart {
+		from = firstFire(fires)
+	}
 	expected, err := cronTimes(p.Cron, from, to)
 	if err != nil {
 		return nil, err
@@ -155,4 +158,19 @@ func nodeOwns(procs bool, i int, nd *nodeResult, f fire) bool {
 		return f.Proc == i
 	}
 	return slices.Contains(nd.NodeIDs, f.Node)
+}
+
+// firstFire returns the earliest scheduled time in fires (the moment the
+// first node had registered the tasks), or the zero time.
+func firstFire(fires []fire) time.Time {
+	var first int64
+	for _, f := range fires {
+		if first == 0 || f.Sched < first {
+			first = f.Sched
+		}
+	}
+	if first == 0 {
+		return time.Time{}
+	}
+	return time.Unix(0, first)
 }

@@ -1,0 +1,76 @@
+package dashboard
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/easyjob-go/easyjob/easyjob"
+)
+
+// action runs one operator action from a form: op (trigger, pause,
+// resume, reschedule), name, cron (reschedule), the CSRF token, and back
+// (the task list's query, when the form was on the list). It answers
+// 303 See Other to the page the form was on.
+func (h *Handler) action(w http.ResponseWriter, r *http.Request) {
+	if !h.canAct(r) {
+		h.fail(w, r, http.StatusForbidden, "This dashboard is read-only for you: actions are not allowed.")
+		return
+	}
+	r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
+	if err := r.ParseForm(); err != nil {
+		h.fail(w, r, http.StatusBadRequest, "unreadable form: "+err.Error())
+		return
+	}
+	if err := checkCSRF(r); err != nil {
+		h.fail(w, r, http.StatusForbidden, "Refused: "+err.Error())
+		return
+	}
+	op, name := r.PostFormValue("op"), r.PostFormValue("name")
+	var err error
+	switch op {
+	case "trigger":
+		_, err = h.client.Trigger(r.Context(), name)
+	case "pause":
+		_, err = h.client.Pause(r.Context(), name)
+	case "resume":
+		_, err = h.client.Resume(r.Context(), name)
+	case "reschedule":
+		_, err = h.client.Reschedule(r.Context(), name, r.PostFormValue("cron"))
+	default:
+		h.fail(w, r, http.StatusBadRequest, fmt.Sprintf("unknown action %q", op))
+		return
+	}
+	h.cache.clear() // whatever happened, show the state as it is now
+	switch {
+	case errors.Is(err, easyjob.ErrTaskNotFound):
+		h.notFound(w, r, name)
+		return
+	case errors.Is(err, easyjob.ErrInvalidCron):
+		h.reschedulePage(w, r, http.StatusUnprocessableEntity, name, r.PostFormValue("cron"), err)
+		return
+	case err != nil:
+		h.fail(w, r, http.StatusBadGateway, fmt.Sprintf("%s %q failed: %v", op, name, err))
+		return
+	}
+	http.Redirect(w, r, backTo(r, op, name), http.StatusSeeOther)
+}
+
+// backTo is the page an action returns to: the task list with its query
+// when the form was there, else the task's page; done names the action.
+func backTo(r *http.Request, op, name string) string {
+	if back, ok := r.PostForm["back"]; ok {
+		v, _ := url.ParseQuery(strings.TrimPrefix(back[0], "?"))
+		n, _ := strconv.Atoi(v.Get("page"))
+		q := listQuery(v.Get("q"), v.Get("show"), n)
+		v = url.Values{"done": {op}, "task": {name}}
+		if q != "" {
+			return baseOf(r) + "/tasks?" + q + "&" + v.Encode()
+		}
+		return baseOf(r) + "/tasks?" + v.Encode()
+	}
+	return baseOf(r) + "/task?" + url.Values{"name": {name}, "done": {op}}.Encode()
+}

@@ -1,0 +1,295 @@
+package dashboard
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/easyjob-go/easyjob/easyjob"
+	"github.com/easyjob-go/easyjob/repository/postgres/pgtest"
+)
+
+// TestBrowser drives the dashboard in headless Chromium against a real
+// cluster: three node processes (this test binary, see TestMain) on a
+// fresh PostgreSQL database. It loads every view, triggers and pauses a
+// task by clicking and sees the run appear, previews and saves a new
+// schedule, kills a node and sees it turn dead and its tasks move, and
+// measures the queries one open dashboard costs. Screenshots of each view
+// go to $EASYJOB_ARTIFACTS (default: <tmp>/easyjob-artifacts)/dashboard.
+//
+// It skips without Chromium, except under CI=true (.ci/run installs it).
+func TestBrowser(t *testing.T) {
+	chromium := findChromium(t)
+	dsn := pgtest.NewDatabase(t)
+	pgtest.OpenStore(t, dsn) // migrates
+	store, queries := countingStore(t, dsn)
+	ctx := t.Context()
+	client, err := easyjob.NewClient(ctx, easyjob.Config{Store: store, Group: "web", SkipMigrate: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = client.Close() })
+
+	logs := t.TempDir()
+	procs := map[string]*nodeProc{}
+	for _, name := range []string{"n1", "n2", "n3"} {
+		procs[name] = startNode(t, dsn, "web", name, logs)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/ops/", http.StripPrefix("/ops", New(client, Options{})))
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+
+	b := newBrowser(t, chromium, srv.URL+"/ops")
+	defer func() {
+		if t.Failed() {
+			t.Logf("node logs in %s", logs)
+		}
+	}()
+
+	// Overview: three live nodes, fires on the timeline.
+	b.open("/")
+	b.waitJS("three live nodes", `document.getElementById("live-nodes").textContent === "3"`)
+	b.waitJS("fires on the timeline", `document.querySelectorAll("rect.run").length >= 10`)
+	b.shot("overview")
+
+	// Tasks: every task, the script-like names as text, nothing injected.
+	b.open("/tasks")
+	b.waitJS("nine tasks", `document.querySelectorAll("tr[data-task]").length === 9`)
+	b.waitJS("script names shown as text", fmt.Sprintf(
+		`[...document.querySelectorAll("a.name")].map(a => a.textContent).filter(s => s === %q || s === %q).length === 2`,
+		scriptName, imgName))
+	b.shot("tasks")
+
+	// Trigger "manual" (yearly) by clicking; its run appears.
+	b.open("/task?name=manual")
+	b.waitJS("no run yet", `document.querySelector("#runs tr[data-run]") === null`)
+	b.click(`#task-actions button[value="trigger"]`)
+	b.waitJS("the flash", `document.querySelector(".flash") !== null`)
+	b.waitJS("the triggered run", `document.querySelector('#runs tr[data-status="succeeded"]') !== null`)
+	b.shot("task")
+
+	// Pause "pausable" (every second) by clicking.
+	b.open("/task?name=pausable")
+	b.click(`#task-actions button[value="pause"]`)
+	b.waitJS("paused", `document.querySelector('#task-status .status.paused') !== null && document.querySelector('#task-actions button[value="resume"]') !== null`)
+	if ti, err := client.Task(ctx, "pausable"); err != nil || !ti.Paused {
+		t.Fatalf("after clicking pause: %+v, %v", ti, err)
+	}
+
+	// Reschedule "slow": an invalid cron is refused, a valid one previewed
+	// with its next fires, then saved.
+	b.open("/task?name=slow")
+	b.setValue(`form.reschedule input[name="cron"]`, "61 * * * *")
+	b.click(`#preview`)
+	b.waitJS("invalid cron refused", `document.getElementById("invalid") !== null`)
+	b.setValue(`input[name="cron"]`, "*/6 * * * * *")
+	b.click(`#preview`)
+	b.waitJS("five next fires", `document.querySelectorAll("#next-fires li").length === 5`)
+	b.shot("reschedule")
+	b.click(`#save`)
+	b.waitJS("back on the task page", `document.querySelector(".flash") !== null`)
+	if ti, err := client.Task(ctx, "slow"); err != nil || ti.Cron != "*/6 * * * * *" {
+		t.Fatalf("after saving the schedule: %+v, %v", ti, err)
+	}
+
+	// Nodes.
+	b.open("/nodes")
+	b.waitJS("three live rows", `document.querySelectorAll('tr[data-state="live"]').length === 3`)
+	b.shot("nodes")
+
+	// Kill the owner of "tick": it turns dead, its tasks move.
+	victim := ownerOf(t, client, "tick")
+	procs[victim.Name].kill()
+	t.Logf("killed %s (node %d), owner of tick", victim.Name, victim.ID)
+	b.open("/nodes")
+	b.waitJS("the killed node dead", fmt.Sprintf(`document.querySelector('tr[data-node="%d"]').dataset.state === "dead"`, victim.ID))
+	b.shot("nodes-dead")
+	b.open("/tasks")
+	b.waitJS("its tasks moved", fmt.Sprintf(
+		`document.querySelector('tr[data-owner="%d"]') === null && document.querySelector('tr[data-task="tick"]').dataset.owner !== "0"`, victim.ID))
+	b.shot("tasks-moved")
+	b.open("/?window=1m")
+	b.waitJS("the failover on the timeline", `document.querySelector("line.event.dead") !== null`)
+	b.waitJS("no script ran", `window.pwned === undefined`)
+	b.shot("timeline-failover")
+
+	// The cost of one open dashboard: the overview refreshing by itself.
+	b.open("/")
+	const span = 20 * time.Second
+	start, n0 := time.Now(), queries.Load()
+	time.Sleep(span) // the page refreshes itself meanwhile
+	b.waitJS("a live page", `document.getElementById("live-status").className === "ok"`)
+	qps := float64(queries.Load()-n0) / time.Since(start).Seconds()
+	t.Logf("one open overview: %.2f queries/s (refresh every %v)", qps, 2*time.Second)
+	if qps > 5 {
+		t.Errorf("one open dashboard costs %.2f queries/s, want at most 5", qps)
+	}
+}
+
+// findChromium returns the Chromium to drive; it skips the test when
+// there is none, except in CI, where it fails.
+func findChromium(t *testing.T) string {
+	t.Helper()
+	if p := os.Getenv("EASYJOB_CHROMIUM"); p != "" {
+		return p
+	}
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	msg := "no chromium on PATH (apt-get install -y chromium, or set EASYJOB_CHROMIUM): browser tests skipped"
+	if os.Getenv("CI") == "true" {
+		t.Fatal(msg)
+	}
+	t.Skip(msg)
+	return ""
+}
+
+// ownerOf returns the live node that holds task name's claim, waiting
+// for one.
+func ownerOf(t *testing.T, c *easyjob.Client, name string) easyjob.NodeInfo {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		ti, err := c.Task(t.Context(), name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		nodes, err := c.Nodes(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, n := range nodes {
+			if n.ID == ti.NodeID && n.Live {
+				return n
+			}
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Fatalf("no live node holds %q", name)
+	return easyjob.NodeInfo{}
+}
+
+// browser is one headless Chromium tab on the dashboard at base.
+type browser struct {
+	t    *testing.T
+	ctx  context.Context
+	base string
+	dir  string // screenshots
+}
+
+// browserWait bounds every wait of the browser test: generous, for a
+// loaded machine; a wait polls and returns as soon as it holds.
+const browserWait = 30 * time.Second
+
+func newBrowser(t *testing.T, chromium, base string) *browser {
+	t.Helper()
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(chromium), chromedp.NoSandbox, chromedp.DisableGPU, chromedp.UserDataDir(t.TempDir()),
+		chromedp.Flag("disable-quic", true), chromedp.Flag("no-first-run", true),
+		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true), chromedp.WindowSize(1400, 1000))
+	actx, cancelAlloc := chromedp.NewExecAllocator(t.Context(), opts...)
+	ctx, cancel := chromedp.NewContext(actx)
+	t.Cleanup(func() {
+		cancel()
+		cancelAlloc()
+	})
+	if err := chromedp.Do(ctx); err != nil { // start the browser
+		t.Fatalf("start chromium: %v", err)
+	}
+	dir := os.Getenv("EASYJOB_ARTIFACTS")
+	if dir == "" {
+		dir = filepath.Join(os.TempDir(), "easyjob-artifacts")
+	}
+	dir = filepath.Join(dir, "dashboard")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("screenshots in %s", dir)
+	return &browser{t: t, ctx: ctx, base: base, dir: dir}
+}
+
+// run runs steps with a deadline.
+func (b *browser) run(what string, steps ...chromedp.Action[chromedp.Void]) {
+	b.t.Helper()
+	ctx, cancel := context.WithTimeout(b.ctx, browserWait)
+	defer cancel()
+	if err := chromedp.Do(ctx, steps...); err != nil {
+		b.t.Fatalf("%s: %v", what, err)
+	}
+}
+
+// open navigates to path (under the mount point) and waits for the page.
+func (b *browser) open(path string) {
+	b.t.Helper()
+	b.run("open "+path, chromedp.Navigate(b.base+path), chromedp.WaitReady(chromedp.CSS("#live")))
+}
+
+// click clicks the first element matching sel. It clicks from the page's
+// own JavaScript, in one step: the live part of the page may be redrawn
+// between finding a node and clicking it. Callers wait for what the click
+// leads to.
+func (b *browser) click(sel string) {
+	b.t.Helper()
+	b.waitJS(sel+" present", "document.querySelector("+strconv.Quote(sel)+") !== null")
+	ctx, cancel := context.WithTimeout(b.ctx, browserWait)
+	defer cancel()
+	if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool]("(document.querySelector("+strconv.Quote(sel)+").click(), true)")); err != nil {
+		b.t.Fatalf("click %s: %v", sel, err)
+	}
+}
+
+// setValue replaces the value of the input matching sel.
+func (b *browser) setValue(sel, value string) {
+	b.t.Helper()
+	b.run("set "+sel, chromedp.SetValue(chromedp.CSS(sel), value))
+}
+
+// waitJS polls the JavaScript expression cond until it is true.
+func (b *browser) waitJS(what, cond string) {
+	b.t.Helper()
+	deadline := time.Now().Add(browserWait)
+	var last error
+	for time.Now().Before(deadline) {
+		ctx, cancel := context.WithTimeout(b.ctx, 5*time.Second)
+		var ok bool
+		ok, last = chromedp.Run(ctx, chromedp.Evaluate[bool]("(() => { try { return !!("+cond+"); } catch (e) { return false; } })()"))
+		cancel()
+		if last == nil && ok {
+			return
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	loc, _ := chromedp.Run(b.ctx, chromedp.Location())
+	b.shot("failed-" + url.PathEscape(what))
+	b.t.Fatalf("waiting for %s on %s: not within %v (last error %v)", what, loc, browserWait, last)
+}
+
+// shot saves a full-page screenshot as name.png.
+func (b *browser) shot(name string) {
+	b.t.Helper()
+	ctx, cancel := context.WithTimeout(b.ctx, browserWait)
+	defer cancel()
+	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+	if err != nil {
+		b.t.Fatalf("screenshot %s: %v", name, err)
+	}
+	path := filepath.Join(b.dir, name+".png")
+	if err := os.WriteFile(path, png, 0o644); err != nil {
+		b.t.Fatal(err)
+	}
+	b.t.Logf("screenshot %s (%d bytes)", path, len(png))
+}

@@ -1,0 +1,112 @@
+package dashboard
+
+import (
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/easyjob-go/easyjob/easyjob"
+)
+
+// Options configure a dashboard. The zero value is a dashboard with
+// actions, refreshing every 2 seconds, showing the last 5 minutes of fires.
+type Options struct {
+	// ReadOnly hides the actions (trigger, pause, resume, reschedule) and
+	// refuses them with 403 Forbidden.
+	ReadOnly bool
+	// CanAct, when set, decides per request whether its user may act: the
+	// actions are shown and accepted only when it returns true (and
+	// ReadOnly is false). Authentication is the embedder's: wrap the
+	// handler in its middleware, which may leave a role in the request's
+	// context for CanAct to read. Nil lets every request act.
+	CanAct func(r *http.Request) bool
+	// Refresh is how often an open page refreshes itself, and how long
+	// the handler reuses what it read: any number of open pages cost the
+	// database the queries of one. Default 2s.
+	Refresh time.Duration
+	// Window is the span of the timeline of recent fires. Default 5m.
+	Window time.Duration
+	// MaxRuns bounds the fires the timeline reads (the newest). Default 2000.
+	MaxRuns int
+}
+
+// Handler serves the dashboard of the group of one easyjob.Client. Mount
+// it under any prefix with http.StripPrefix; it finds the prefix from the
+// request, so its links work wherever it is mounted. It is safe for
+// concurrent use.
+type Handler struct {
+	client *easyjob.Client
+	opts   Options
+	cache  *cache
+	mux    *http.ServeMux
+	pages  *pages
+}
+
+// New returns the dashboard of c's group. The handler does not close c.
+func New(c *easyjob.Client, o Options) *Handler {
+	if o.Refresh <= 0 {
+		o.Refresh = 2 * time.Second
+	}
+	if o.Window <= 0 {
+		o.Window = 5 * time.Minute
+	}
+	if o.MaxRuns <= 0 {
+		o.MaxRuns = 2000
+	}
+	h := &Handler{client: c, opts: o, cache: newCache(o.Refresh), mux: http.NewServeMux(), pages: loadPages()}
+	h.mux.HandleFunc("GET /{$}", h.overview)
+	h.mux.HandleFunc("GET /tasks", h.tasks)
+	h.mux.HandleFunc("GET /task", h.task)
+	h.mux.HandleFunc("GET /nodes", h.nodes)
+	h.mux.HandleFunc("GET /reschedule", h.reschedulePreview)
+	h.mux.HandleFunc("POST /action", h.action)
+	h.mux.Handle("GET /assets/", assetHandler())
+	return h
+}
+
+// ServeHTTP serves the dashboard's pages, assets and actions.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	base := mountPoint(r)
+	if !strings.HasPrefix(r.URL.Path, "/") { // mounted with StripPrefix("/x/")
+		r2 := *r
+		u := *r.URL
+		u.Path, u.RawPath = "/"+u.Path, ""
+		r2.URL = &u
+		r = &r2
+	}
+	hd := w.Header()
+	hd.Set("Content-Security-Policy",
+		"default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'")
+	hd.Set("X-Content-Type-Options", "nosniff")
+	hd.Set("X-Frame-Options", "DENY")
+	hd.Set("Referrer-Policy", "same-origin")
+	h.mux.ServeHTTP(w, r.WithContext(withBase(r.Context(), base)))
+}
+
+// canAct reports whether r may run actions.
+func (h *Handler) canAct(r *http.Request) bool {
+	return !h.opts.ReadOnly && (h.opts.CanAct == nil || h.opts.CanAct(r))
+}
+
+// mountPoint returns the path the handler is mounted under ("" at the
+// root, else "/prefix" with no trailing slash): the request's original
+// path less the path the handler sees.
+func mountPoint(r *http.Request) string {
+	orig, _, _ := strings.Cut(r.RequestURI, "?")
+	if i := strings.Index(orig, "://"); i >= 0 { // absolute-form request target
+		if j := strings.IndexByte(orig[i+3:], '/'); j >= 0 {
+			orig = orig[i+3+j:]
+		}
+	}
+	seen := r.URL.EscapedPath()
+	if !strings.HasSuffix(orig, seen) {
+		return ""
+	}
+	base := strings.TrimRight(strings.TrimSuffix(orig, seen), "/")
+	if base == "" || strings.ContainsAny(base, `\"'<>`) {
+		return ""
+	}
+	// One leading slash: "//host" would make links and redirects leave
+	// the site.
+	return "/" + strings.TrimLeft(base, "/")
+}

@@ -1,0 +1,182 @@
+package dashboard
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/easyjob-go/easyjob/easyjob"
+	"github.com/easyjob-go/easyjob/repository"
+)
+
+// historyStatuses are the status filter's choices ("" for all).
+var historyStatuses = []string{"", "running", "succeeded", "failed", "timed_out", "abandoned", "fenced", "skipped"}
+
+// sinceChoices are the time filter's choices ("" for all time).
+var sinceChoices = []sinceChoice{
+	{"", "any time", 0}, {"15m", "last 15 minutes", 15 * time.Minute}, {"1h", "last hour", time.Hour},
+	{"6h", "last 6 hours", 6 * time.Hour}, {"24h", "last 24 hours", 24 * time.Hour}, {"7d", "last 7 days", 7 * 24 * time.Hour},
+}
+
+type sinceChoice struct {
+	Key, Label string
+	D          time.Duration
+}
+
+// taskData is the task page: the task, its policies, its chain, its runs.
+type taskData struct {
+	Snap     snapshot
+	Task     taskRow
+	Policies []policy
+	Tree     *treeNode
+	Runs     []runRow
+	// The history filters and paging.
+	Status, Since string
+	Statuses      []string
+	Sinces        []sinceChoice
+	Before, Older int64
+	Help          map[string]string
+}
+
+type policy struct{ Name, Value string }
+
+// treeNode is one task of the chain, with its children in order.
+type treeNode struct {
+	Row      taskRow
+	Current  bool
+	Children []*treeNode
+}
+
+// runRow is one run as the history shows it.
+type runRow struct {
+	easyjob.ExecutionInfo
+	Node string
+	Lag  time.Duration
+}
+
+func (h *Handler) task(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	name := q.Get("name")
+	s, err := h.snapshot(r.Context())
+	if err != nil {
+		h.unavailable(w, r, err)
+		return
+	}
+	chain, err := cached(r.Context(), h.cache, "chain?"+name, func(ctx context.Context) ([]easyjob.TaskView, error) {
+		return h.client.Chain(ctx, name)
+	})
+	if err != nil {
+		h.readFailed(w, r, name, err)
+		return
+	}
+	d := taskData{Snap: s, Status: q.Get("status"), Since: q.Get("since"), Statuses: historyStatuses, Sinces: sinceChoices, Help: statusHelp}
+	d.Tree = chainTree(chain, name, s)
+	for _, t := range chain {
+		if t.Name == name {
+			d.Task = newTaskRow(t, s, 4)
+		}
+	}
+	d.Policies = policies(d.Task.Options)
+	f, key := h.historyFilter(&d, q.Get("before"), s.now())
+	runs, err := cached(r.Context(), h.cache, "history?"+name+"&"+key, func(ctx context.Context) ([]easyjob.ExecutionInfo, error) {
+		return h.client.Runs(ctx, d.Task.ID, f)
+	})
+	if err != nil {
+		h.unavailable(w, r, err)
+		return
+	}
+	for _, x := range runs {
+		d.Runs = append(d.Runs, runRow{ExecutionInfo: x, Node: s.nodeName(x.NodeID), Lag: max(x.StartedAt.Sub(x.ScheduledAt), 0)})
+	}
+	if len(runs) == pageSize {
+		d.Older = runs[len(runs)-1].ID
+	}
+	h.render(w, r, http.StatusOK, "task", page{Title: name, Now: s.now(), Flash: flash(q.Get("done")), Data: d})
+}
+
+// historyFilter turns the page's filters into a history query and its
+// cache key, dropping filter values it does not know.
+func (h *Handler) historyFilter(d *taskData, before string, now time.Time) (easyjob.HistoryFilter, string) {
+	f := easyjob.HistoryFilter{Limit: pageSize}
+	if st, err := repository.ParseExecStatus(d.Status); err == nil {
+		f.Status = st
+	} else {
+		d.Status = ""
+	}
+	known := false
+	for _, c := range sinceChoices {
+		if c.Key == d.Since && c.D > 0 {
+			f.Since, known = now.Add(-c.D).Truncate(time.Second), true
+		}
+	}
+	if !known {
+		d.Since = ""
+	}
+	if id, err := strconv.ParseInt(before, 10, 64); err == nil && id > 0 {
+		f.BeforeID, d.Before = id, id
+	}
+	return f, fmt.Sprintf("status=%s&since=%s&before=%d", d.Status, d.Since, d.Before)
+}
+
+// chainTree nests the chain (root first, parents before children) and
+// marks the task the page is about.
+func chainTree(chain []easyjob.TaskView, current string, s snapshot) *treeNode {
+	byName := map[string]*treeNode{}
+	var root *treeNode
+	for _, t := range chain {
+		n := &treeNode{Row: newTaskRow(t, s, 0), Current: t.Name == current}
+		byName[t.Name] = n
+		if p := byName[t.Parent]; t.Parent != "" && p != nil {
+			p.Children = append(p.Children, n)
+		} else if root == nil {
+			root = n
+		}
+	}
+	return root
+}
+
+// policies lists a task's options in words, defaults named as such.
+func policies(o repository.TaskOptions) []policy {
+	misfire := string(o.Misfire)
+	if misfire == "" {
+		misfire = string(repository.MisfireFireOnceNow) + " (default)"
+	}
+	if o.Misfire == repository.MisfireCatchUp {
+		misfire += fmt.Sprintf(", at most %d", o.CatchUpMax)
+	}
+	threshold := "5s (default)"
+	if o.MisfireThreshold > 0 {
+		threshold = o.MisfireThreshold.String()
+	}
+	timeout, retries, recoverP := "none", "none", "re-run the interrupted fire (default)"
+	if o.Timeout > 0 {
+		timeout = o.Timeout.String()
+	}
+	if o.MaxRetries > 0 {
+		retries = fmt.Sprintf("up to %d, backoff %s doubling", o.MaxRetries, o.RetryBackoff)
+	}
+	if o.Recover == repository.RecoverSkip {
+		recoverP = "skip the interrupted fire"
+	}
+	return []policy{
+		{"misfire policy", misfire}, {"misfire threshold", threshold}, {"timeout", timeout},
+		{"retries", retries}, {"on node death", recoverP},
+	}
+}
+
+// flash says what an action did, after its redirect.
+func flash(done string) string {
+	switch done {
+	case "trigger":
+		return "Triggered: it runs once as soon as possible (right after a running fire, if any)."
+	case "pause":
+		return "Paused: no further fires (a running fire completes first)."
+	case "resume":
+		return "Resumed: it fires again on its schedule."
+	case "reschedule":
+		return "Rescheduled: the new cron applies from the next fire not yet claimed."
+	}
+	return ""
+}

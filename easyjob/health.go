@@ -1,0 +1,176 @@
+package easyjob
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/easyjob-go/easyjob/repository"
+)
+
+// States of a Scheduler, as Health reports them.
+const (
+	StateNew      = "new"      // Run not called yet
+	StateStarting = "starting" // Run opens and migrates the store, registers the node
+	StateRunning  = "running"  // the node is registered and runs its loops
+	StateStopping = "stopping" // Run's context is done: the node shuts down
+	StateStopped  = "stopped"  // Run returned
+)
+
+// Health is a snapshot of a Scheduler's state for probes and dashboards.
+type Health struct {
+	// State is one of StateNew, StateStarting, StateRunning, StateStopping,
+	// StateStopped.
+	State string `json:"state"`
+	// Live: Run runs and its heartbeat loop is not wedged: a heartbeat
+	// began or ended within WedgedAfter (one that fails, because the
+	// database is away, still counts: a replica is not restarted for an
+	// outage it cannot fix). A node that is starting or shutting down is
+	// live.
+	Live bool `json:"live"`
+	// Ready: the store is migrated, the node registered, not shutting down,
+	// and its last good heartbeat is within Config.LiveAfter: peers count it
+	// as live.
+	Ready bool `json:"ready"`
+	// Migrated: the store is open and migrated (or Config.SkipMigrate).
+	Migrated bool `json:"migrated"`
+	// NodeID is the node's id once registered.
+	NodeID int64 `json:"node_id,omitempty"`
+	// LastHeartbeat is when the last good heartbeat was sent (local
+	// clock; zero before the node registered) and HeartbeatAge its age.
+	LastHeartbeat time.Time     `json:"last_heartbeat,omitzero"`
+	HeartbeatAge  time.Duration `json:"heartbeat_age"`
+	// WedgedAfter is the liveness bound: max(10 × HeartbeatInterval,
+	// 3 × DeadAfter), 10 s by default.
+	WedgedAfter time.Duration `json:"wedged_after"`
+	// Reason says why the node is not ready (or not live); empty when ready.
+	Reason string `json:"reason,omitempty"`
+}
+
+// runState is what Run tells Health; Health reads it with atomics only.
+type runState struct {
+	ended     atomic.Bool
+	node      atomic.Pointer[node]
+	nodeID    atomic.Int64 // from the store's answers, not the node's fields
+	beatBegan atomic.Int64 // unix nanos (local) when the last Heartbeat call began
+	beatEnded atomic.Int64 // and ended, whatever its outcome
+}
+
+// wrapStore puts the observer's timing (when Config.Observer is set) and
+// the health tracking in front of the store Run opened.
+func (s *Scheduler) wrapStore(store repository.Store) repository.Store {
+	store = observeStore(store, s.cfg.Observer, s.cfg.Group)
+	t := &beatTracker{Store: store, st: &s.health}
+	if l, ok := store.(repository.Notifier); ok {
+		return storeNotifier{Store: t, Notifier: l}
+	}
+	return t
+}
+
+// beatTracker notes when heartbeats begin and end, for Health; every
+// other call goes straight to the store.
+type beatTracker struct {
+	repository.Store
+	st *runState
+}
+
+// RegisterNode implements repository.NodeStore.
+func (b *beatTracker) RegisterNode(ctx context.Context, group, name string, weight int) (repository.Node, error) {
+	n, err := b.Store.RegisterNode(ctx, group, name, weight)
+	if err == nil {
+		b.st.nodeID.Store(int64(n.ID))
+	}
+	return n, err
+}
+
+// Heartbeat implements repository.NodeStore.
+func (b *beatTracker) Heartbeat(ctx context.Context, n repository.Node) (repository.Node, error) {
+	b.st.beatBegan.Store(time.Now().UnixNano())
+	defer func() { b.st.beatEnded.Store(time.Now().UnixNano()) }()
+	return b.Store.Heartbeat(ctx, n)
+}
+
+// storeNotifier is a wrapped store that keeps its inner store's
+// LISTEN/NOTIFY.
+type storeNotifier struct {
+	repository.Store
+	repository.Notifier
+}
+
+// Health reports the Scheduler's state. It is cheap (a few atomic loads)
+// and safe to call from any goroutine, before, during and after Run.
+func (s *Scheduler) Health() Health {
+	s.mu.Lock()
+	started := s.running
+	s.mu.Unlock()
+	hb := s.cfg.HeartbeatInterval
+	h := Health{WedgedAfter: max(10*hb, 3*s.cfg.DeadAfter)}
+	n := s.health.node.Load()
+	switch {
+	case !started:
+		h.State, h.Reason = StateNew, "Run not called"
+		return h
+	case s.health.ended.Load():
+		h.State, h.Reason = StateStopped, "Run returned"
+		h.Migrated = n != nil
+		return h
+	case n == nil:
+		h.State, h.Live, h.Reason = StateStarting, true, "opening and migrating the store"
+		return h
+	}
+	h.Migrated = true
+	now := time.Now()
+	last := n.lastBeat.Load()
+	if last == 0 {
+		h.State, h.Live, h.Reason = StateStarting, true, "registering the node"
+		return h
+	}
+	h.NodeID = s.health.nodeID.Load()
+	h.LastHeartbeat = time.Unix(0, last)
+	h.HeartbeatAge = now.Sub(h.LastHeartbeat)
+	if n.stopping.Load() {
+		h.State, h.Live, h.Reason = StateStopping, true, "shutting down"
+		return h
+	}
+	h.State = StateRunning
+	progress := max(last, s.health.beatBegan.Load(), s.health.beatEnded.Load())
+	h.Live = now.Sub(time.Unix(0, progress)) <= h.WedgedAfter
+	h.Ready = h.HeartbeatAge <= s.cfg.LiveAfter
+	switch {
+	case !h.Live:
+		h.Reason = "heartbeat loop wedged: no heartbeat began or ended for " + now.Sub(time.Unix(0, progress)).Round(time.Millisecond).String()
+	case !h.Ready:
+		h.Reason = "last good heartbeat " + h.HeartbeatAge.Round(time.Millisecond).String() + " ago, past LiveAfter " + s.cfg.LiveAfter.String()
+	}
+	return h
+}
+
+// HealthHandler serves Health as JSON for probes: a path ending in
+// "/livez" answers 200 while Health().Live, any other path (/readyz,
+// /healthz, /) answers 200 while Health().Ready; 503 otherwise. Use
+// /livez for a Kubernetes liveness probe and /readyz for readiness:
+//
+//	mux.Handle("/livez", s.HealthHandler())
+//	mux.Handle("/readyz", s.HealthHandler())
+func (s *Scheduler) HealthHandler() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := s.Health()
+		ok := h.Ready
+		if strings.HasSuffix(r.URL.Path, "/livez") {
+			ok = h.Live
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Cache-Control", "no-store")
+		if ok {
+			w.WriteHeader(http.StatusOK)
+		} else {
+			w.WriteHeader(http.StatusServiceUnavailable)
+		}
+		if r.Method != http.MethodHead {
+			_ = json.NewEncoder(w).Encode(h)
+		}
+	})
+}

@@ -1,0 +1,68 @@
+// Package prom exports what easyjob nodes do as Prometheus metrics.
+//
+// New registers the metrics on a registry of yours and returns an
+// easyjob.Observer; set it as Config.Observer of every Scheduler of the
+// process (one Observer per registry: a second New on the same registry
+// fails with an error wrapping prometheus.AlreadyRegisteredError; a nil
+// registry fails with ErrNilRegisterer). Observing costs a few atomic
+// adds per event and allocates nothing once a task has been seen.
+//
+// Every replica is a scrape target; series carry the labels group and
+// task (where the metric is per task) and the ones named below:
+//
+//	easyjob_fires_total{group,task,trigger}            counter  trigger: cron, retry, misfire, chain
+//	easyjob_runs_total{group,task,status}              counter  status: succeeded, failed, timed_out
+//	easyjob_start_lag_seconds{group}                   histogram 5 ms – 60 s, every fire
+//	easyjob_run_duration_seconds{group,task}           histogram 5 ms – 1 h
+//	easyjob_claims_total{group,result}                 counter  result: won, lost, stolen (stolen ⊂ won)
+//	easyjob_recoveries_total{group}                    counter  tasks of dead nodes this replica recovered
+//	easyjob_recovery_delay_seconds{group}              histogram how long a recovered task had been due
+//	easyjob_misfires_total{group,task,policy}          counter  policy: the misfire action applied
+//	easyjob_handovers_total{group}                     counter  claims handed to a peer by a finish
+//	easyjob_heartbeat_failures_total{group}            counter
+//	easyjob_store_operation_duration_seconds{group,op} histogram one per store method (Listen: a session)
+//	easyjob_nodes{group,state}                         gauge    state: live (and leaving, suspect, dead with WithNodes)
+//	easyjob_claims_held{group}                         gauge    claims this replica holds
+//	easyjob_workers_busy{group}                        gauge    jobs running on this replica
+//	easyjob_task_last_success_timestamp_seconds{group,task} gauge  end of the last successful run here
+//	easyjob_task_interval_seconds{group,task}          gauge    longest gap between fires of the task's cron
+//	easyjob_build_info{version,goversion}              gauge    always 1
+//	easyjob_nodes_scrape_errors_total                  counter  failed node table reads (WithNodes)
+//
+// The fire and run counters start at zero for every trigger and status
+// of a task once it fired here; easyjob_task_last_success_timestamp_seconds
+// appears at the task's first success on the replica. The gauges
+// claims_held, workers_busy and nodes{state="live"} come with heartbeats
+// (each replica reports its own claims and its own view of the live set;
+// aggregate with sum and max). With WithNodes(client) easyjob_nodes counts
+// the rows of the node table by state at scrape time instead: one
+// Client.Nodes call (three short queries) per scrape, at most every 5 s,
+// bounded by WithScrapeTimeout; every replica then reports the same
+// numbers, so aggregate with max.
+//
+// # Alerting
+//
+// A task that has not succeeded within 3 of its intervals (the replicas
+// that ran it report its last success; max takes the newest):
+//
+//	groups:
+//	  - name: easyjob
+//	    rules:
+//	      - alert: EasyjobTaskNotSucceeding
+//	        expr: |
+//	          time() - max by (group, task) (easyjob_task_last_success_timestamp_seconds)
+//	            > 3 * max by (group, task) (easyjob_task_interval_seconds)
+//	        for: 1m
+//	        annotations:
+//	          summary: "easyjob task {{ $labels.task }} ({{ $labels.group }}) has not succeeded for 3 intervals"
+//
+// A task that never succeeded since the replicas started has no last
+// success series; alert on its failures instead:
+//
+//	increase(easyjob_runs_total{status!="succeeded"}[15m]) > 0
+//	  unless on (group, task) increase(easyjob_runs_total{status="succeeded"}[15m]) > 0
+//
+// Start lag (p99 over 5 minutes, all replicas):
+//
+//	histogram_quantile(0.99, sum by (group, le) (rate(easyjob_start_lag_seconds_bucket[5m]))) > 1
+package prom

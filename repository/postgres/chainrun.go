@@ -1,0 +1,45 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/easyjob-go/easyjob/repository"
+)
+
+// ChainRun returns the newest abandoned execution of task at scheduled and
+// every execution under it, oldest first (both by partial indexes, see
+// migration 0007).
+func (s *Store) ChainRun(ctx context.Context, task repository.TaskID, scheduled time.Time) ([]repository.Execution, error) {
+	q := `WITH RECURSIVE r AS (
+  (SELECT e.* FROM easyjob_executions e
+   WHERE e.task_id = ? AND e.scheduled_at = ? AND e.status = 'abandoned'
+   ORDER BY e.id DESC LIMIT 1)
+  UNION ALL
+  SELECT c.* FROM easyjob_executions c JOIN r ON c.parent_execution_id = r.id
+  WHERE c.parent_execution_id IS NOT NULL
+)
+SELECT t.name, ` + execCols("r") + ` FROM r JOIN easyjob_tasks t ON t.id = r.task_id ORDER BY r.id`
+	rows, err := s.db.QueryContext(ctx, q, int64(task), scheduled.UTC())
+	if err != nil {
+		return nil, fmt.Errorf("easyjob/postgres: chain run of task %d at %s: %w", task, scheduled.UTC().Format(time.RFC3339), err)
+	}
+	defer rows.Close()
+	var out []repository.Execution
+	for rows.Next() {
+		var name string
+		var r execScan
+		if err := rows.Scan(append([]any{&name}, r.dest()...)...); err != nil {
+			return nil, fmt.Errorf("easyjob/postgres: chain run of task %d: %w", task, err)
+		}
+		if e, ok := r.execution(); ok {
+			e.TaskName = name
+			out = append(out, e)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("easyjob/postgres: chain run of task %d: %w", task, err)
+	}
+	return out, nil
+}

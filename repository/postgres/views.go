@@ -1,0 +1,264 @@
+package postgres
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/easyjob-go/easyjob/repository"
+)
+
+// liveSets is the WITH list that judges staleness (see
+// repository.ViewStore): live(names) holds the task set of each live node
+// of the group, NULL for a node that registers everything; its two
+// arguments are the group and the liveness window in microseconds.
+const liveSets = `live AS (
+  SELECT s.names FROM easyjob_nodes n LEFT JOIN easyjob_task_sets s ON s.id = n.task_set
+  WHERE n.group_name = ? AND NOT n.leaving
+    AND n.heartbeat_at >= now() - (?::bigint * interval '1 microsecond')
+),
+everything AS (SELECT EXISTS (SELECT 1 FROM live WHERE names IS NULL) AS yes),
+registered AS (SELECT DISTINCT unnest(names) AS name FROM live WHERE names IS NOT NULL)`
+
+// staleExpr is true for a task t of the group that no live node registers.
+const staleExpr = `(NOT (SELECT yes FROM everything)
+  AND NOT EXISTS (SELECT 1 FROM registered r WHERE r.name = t.name))`
+
+// failingExpr is true for a task t whose last run failed or timed out.
+const failingExpr = `(t.last_status IN ('failed', 'timed_out'))`
+
+// TaskCounts counts the tasks of group by status, pause, claimer, failing
+// and stale in one aggregate.
+func (s *Store) TaskCounts(ctx context.Context, group string, liveWithin time.Duration) ([]repository.TaskCount, error) {
+	q := `WITH ` + liveSets + `
+SELECT t.status, t.paused, CASE WHEN t.status = 'doing' THEN coalesce(t.node_id, 0) ELSE 0 END AS node,
+  ` + failingExpr + ` AS failing, ` + staleExpr + ` AS stale, count(*)
+FROM easyjob_tasks t
+WHERE t.group_name = ? AND t.status <> 'removed'
+GROUP BY 1, 2, 3, 4, 5`
+	rows, err := s.db.QueryContext(ctx, q, group, micros(liveWithin), group)
+	if err != nil {
+		return nil, fmt.Errorf("easyjob/postgres: task counts of %q: %w", group, err)
+	}
+	defer rows.Close()
+	var out []repository.TaskCount
+	for rows.Next() {
+		var c repository.TaskCount
+		if err := rows.Scan(&c.Status, &c.Paused, &c.NodeID, &c.Failing, &c.Stale, &c.Count); err != nil {
+			return nil, fmt.Errorf("easyjob/postgres: task counts of %q: %w", group, err)
+		}
+		out = append(out, c)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("easyjob/postgres: task counts of %q: %w", group, err)
+	}
+	return out, nil
+}
+
+// TaskPage lists one page of the matching tasks of group, ordered by name
+// (byte order), with the number of matches in all.
+func (s *Store) TaskPage(ctx context.Context, group string, q repository.TaskQuery) (repository.TaskPage, error) {
+	limit := q.Limit
+	if limit <= 0 {
+		limit = 100
+	}
+	// The filters select ids and names only; stale is computed for all
+	// tasks only when it filters, else for the page's rows.
+	stmt := `WITH ` + liveSets + `,
+matching AS (
+  SELECT t.id, t.name FROM easyjob_tasks t
+  WHERE t.group_name = ? AND t.status <> 'removed'
+    AND (?::text = '' OR strpos(lower(t.name), lower(?::text)) > 0)
+    AND (?::text = '' OR t.status = ?::text)
+    AND (NOT ?::boolean OR t.paused)
+    AND (NOT ?::boolean OR ` + failingExpr + `)
+    AND (NOT ?::boolean OR ` + staleExpr + `)
+),
+page AS (SELECT id FROM matching ORDER BY name COLLATE "C" OFFSET ?::bigint LIMIT ?::bigint)
+SELECT p.name, ` + staleExpr + `, (SELECT count(*) FROM matching), ` + taskCols("t") + `
+FROM page JOIN easyjob_tasks t ON t.id = page.id LEFT JOIN easyjob_tasks p ON p.id = t.parent_id
+ORDER BY t.name COLLATE "C"`
+	status := string(q.Status)
+	rows, err := s.db.QueryContext(ctx, stmt, group, micros(q.LiveWithin),
+		group, q.Search, q.Search, status, status, q.Paused, q.Failing, q.Stale, max(q.Offset, 0), limit)
+	if err != nil {
+		return repository.TaskPage{}, fmt.Errorf("easyjob/postgres: task page of %q: %w", group, err)
+	}
+	page := repository.TaskPage{}
+	page.Rows, err = scanTaskRows(rows, &page.Total)
+	if err != nil {
+		return repository.TaskPage{}, fmt.Errorf("easyjob/postgres: task page of %q: %w", group, err)
+	}
+	if len(page.Rows) == 0 && q.Offset > 0 { // past the end: count without a row to carry it
+		return s.countPastEnd(ctx, group, q)
+	}
+	return page, nil
+}
+
+// countPastEnd answers a TaskPage whose offset is past the last match.
+func (s *Store) countPastEnd(ctx context.Context, group string, q repository.TaskQuery) (repository.TaskPage, error) {
+	q.Offset, q.Limit = 0, 1
+	first, err := s.TaskPage(ctx, group, q)
+	return repository.TaskPage{Total: first.Total}, err
+}
+
+// TaskTree lists the chain of task name: its root and every descendant of
+// the root, ordered by id.
+func (s *Store) TaskTree(ctx context.Context, group, name string, liveWithin time.Duration) ([]repository.TaskRow, error) {
+	q := `WITH RECURSIVE ` + liveSets + `,
+up AS (
+  SELECT t.id, t.parent_id FROM easyjob_tasks t
+  WHERE t.group_name = ? AND t.name = ? AND t.status <> 'removed'
+  UNION
+  SELECT p.id, p.parent_id FROM easyjob_tasks p JOIN up ON p.id = up.parent_id
+),
+down AS (
+  SELECT id FROM up WHERE parent_id IS NULL
+  UNION
+  SELECT c.id FROM easyjob_tasks c JOIN down ON c.parent_id = down.id WHERE c.status <> 'removed'
+)
+SELECT p.name, ` + staleExpr + `, 0, ` + taskCols("t") + `
+FROM easyjob_tasks t JOIN down ON down.id = t.id
+LEFT JOIN easyjob_tasks p ON p.id = t.parent_id
+ORDER BY t.id`
+	rows, err := s.db.QueryContext(ctx, q, group, micros(liveWithin), group, name)
+	if err != nil {
+		return nil, fmt.Errorf("easyjob/postgres: chain of %q: %w", name, err)
+	}
+	var total int
+	out, err := scanTaskRows(rows, &total)
+	if err != nil {
+		return nil, fmt.Errorf("easyjob/postgres: chain of %q: %w", name, err)
+	}
+	if len(out) == 0 {
+		return nil, notFound(group, name)
+	}
+	return out, nil
+}
+
+// scanTaskRows reads rows of (parent name, stale, a count, task columns)
+// and closes rows; total receives the count of the last row.
+func scanTaskRows(rows *sql.Rows, total *int) ([]repository.TaskRow, error) {
+	defer rows.Close()
+	var out []repository.TaskRow
+	for rows.Next() {
+		var parent sql.NullString
+		var stale bool
+		var r taskScan
+		if err := rows.Scan(append([]any{&parent, &stale, total}, r.dest()...)...); err != nil {
+			return nil, err
+		}
+		t, ok, err := r.task()
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			out = append(out, repository.TaskRow{Task: t, Parent: parent.String, Stale: stale})
+		}
+	}
+	return out, rows.Err()
+}
+
+// TaskRuns is History of the task with that id, its filters written as
+// conditions with the id as a literal: the planner then sees the task's
+// own row count (a task with half the history walks its index newest
+// first rather than sorting all its runs) and the partial indexes of rare
+// statuses.
+func (s *Store) TaskRuns(ctx context.Context, group string, task repository.TaskID, f repository.HistoryFilter) ([]repository.Execution, error) {
+	limit := f.Limit
+	if limit <= 0 {
+		limit = 100
+	}
+	conds, args := []string{"e.task_id = " + strconv.FormatInt(int64(task), 10), "t.group_name = ?"}, []any{group}
+	if f.Status != "" {
+		conds, args = append(conds, "e.status = ?"), append(args, string(f.Status))
+	}
+	if !f.Since.IsZero() {
+		conds, args = append(conds, "e.started_at >= ?::timestamptz"), append(args, f.Since)
+	}
+	if f.BeforeID != 0 {
+		conds, args = append(conds, "e.id < ?::bigint"), append(args, f.BeforeID)
+	}
+	q := `SELECT t.name, ` + execCols("e") + `
+FROM easyjob_executions e JOIN easyjob_tasks t ON t.id = e.task_id
+WHERE ` + strings.Join(conds, " AND ") + `
+ORDER BY e.id DESC
+LIMIT ?::bigint`
+	out, err := scanNamedExecs(s.db.QueryContext(ctx, q, append(args, limit)...))
+	if err != nil {
+		return nil, fmt.Errorf("easyjob/postgres: runs of task %d: %w", task, err)
+	}
+	return out, nil
+}
+
+// RecentExecutions lists the executions of group's tasks started at or
+// after since, newest first (index easyjob_executions_started_idx).
+func (s *Store) RecentExecutions(ctx context.Context, group string, since time.Time, limit int) ([]repository.Execution, error) {
+	if limit <= 0 {
+		limit = 100
+	}
+	q := `SELECT t.name, ` + execCols("e") + `
+FROM easyjob_executions e JOIN easyjob_tasks t ON t.id = e.task_id
+WHERE e.started_at >= ?::timestamptz AND t.group_name = ?
+ORDER BY e.started_at DESC, e.id DESC
+LIMIT ?::bigint`
+	out, err := scanNamedExecs(s.db.QueryContext(ctx, q, since, group, limit))
+	if err != nil {
+		return nil, fmt.Errorf("easyjob/postgres: recent executions of %q: %w", group, err)
+	}
+	return out, nil
+}
+
+// scanNamedExecs reads rows of (task name, execution columns) and closes
+// rows.
+func scanNamedExecs(rows *sql.Rows, err error) ([]repository.Execution, error) {
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []repository.Execution
+	for rows.Next() {
+		var name string
+		var r execScan
+		if err := rows.Scan(append([]any{&name}, r.dest()...)...); err != nil {
+			return nil, err
+		}
+		if e, ok := r.execution(); ok {
+			e.TaskName = name
+			out = append(out, e)
+		}
+	}
+	return out, rows.Err()
+}
+
+// CountFailures counts the failed, timed out, abandoned and fenced
+// executions of group started at or after since (index
+// easyjob_executions_failures_idx).
+func (s *Store) CountFailures(ctx context.Context, group string, since time.Time) (map[repository.ExecStatus]int, error) {
+	q := `SELECT e.status, count(*)
+FROM easyjob_executions e JOIN easyjob_tasks t ON t.id = e.task_id
+WHERE e.status IN ('failed', 'timed_out', 'abandoned', 'fenced')
+  AND e.started_at >= ?::timestamptz AND t.group_name = ?
+GROUP BY e.status`
+	rows, err := s.db.QueryContext(ctx, q, since, group)
+	if err != nil {
+		return nil, fmt.Errorf("easyjob/postgres: failures of %q: %w", group, err)
+	}
+	defer rows.Close()
+	out := map[repository.ExecStatus]int{}
+	for rows.Next() {
+		var st repository.ExecStatus
+		var n int
+		if err := rows.Scan(&st, &n); err != nil {
+			return nil, fmt.Errorf("easyjob/postgres: failures of %q: %w", group, err)
+		}
+		out[st] = n
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("easyjob/postgres: failures of %q: %w", group, err)
+	}
+	return out, nil
+}
