@@ -21,25 +21,9 @@ func (s *Store) ChainRun(ctx context.Context, task repository.TaskID, scheduled 
   WHERE c.parent_execution_id IS NOT NULL
 )
 SELECT t.name, ` + execCols("r") + ` FROM r JOIN easyjob_tasks t ON t.id = r.task_id ORDER BY r.id`
-	rows, err := s.db.QueryContext(ctx, q, int64(task), scheduled.UTC())
+	out, err := scanNamedExecs(s.db.QueryContext(ctx, q, int64(task), scheduled.UTC()))
 	if err != nil {
 		return nil, fmt.Errorf("easyjob/postgres: chain run of task %d at %s: %w", task, scheduled.UTC().Format(time.RFC3339), err)
-	}
-	defer rows.Close()
-	var out []repository.Execution
-	for rows.Next() {
-		var name string
-		var r execScan
-		if err := rows.Scan(append([]any{&name}, r.dest()...)...); err != nil {
-			return nil, fmt.Errorf("easyjob/postgres: chain run of task %d: %w", task, err)
-		}
-		if e, ok := r.execution(); ok {
-			e.TaskName = name
-			out = append(out, e)
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("easyjob/postgres: chain run of task %d: %w", task, err)
 	}
 	return out, nil
 }

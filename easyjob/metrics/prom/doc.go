@@ -13,7 +13,7 @@
 //	easyjob_fires_total{group,task,trigger}            counter  trigger: cron, retry, misfire, chain
 //	easyjob_runs_total{group,task,status}              counter  status: succeeded, failed, timed_out
 //	easyjob_start_lag_seconds{group}                   histogram 5 ms – 60 s, every fire
-//	easyjob_run_duration_seconds{group,task}           histogram 5 ms – 1 h
+//	easyjob_run_duration_seconds{group,task}           histogram 10 ms – 1 h
 //	easyjob_claims_total{group,result}                 counter  result: won, lost, stolen (stolen ⊂ won)
 //	easyjob_recoveries_total{group}                    counter  tasks of dead nodes this replica recovered
 //	easyjob_recovery_delay_seconds{group}              histogram how long a recovered task had been due
@@ -29,9 +29,11 @@
 //	easyjob_build_info{version,goversion}              gauge    always 1
 //	easyjob_nodes_scrape_errors_total                  counter  failed node table reads (WithNodes)
 //
-// The fire and run counters start at zero for every trigger and status
-// of a task once it fired here; easyjob_task_last_success_timestamp_seconds
-// appears at the task's first success on the replica. The gauges
+// A task's series appear when it first fires on the replica:
+// easyjob_runs_total with status succeeded and failed at zero (so that
+// increase() sees the first failure), a trigger's or another status's
+// series at its first occurrence, easyjob_task_last_success_timestamp_seconds
+// at the first success. Per task a replica exports about 20 series. The gauges
 // claims_held, workers_busy and nodes{state="live"} come with heartbeats
 // (each replica reports its own claims and its own view of the live set;
 // aggregate with sum and max). With WithNodes(client) easyjob_nodes counts

@@ -67,11 +67,13 @@ type Observer struct {
 
 // taskSeries are the series of one task, resolved once.
 type taskSeries struct {
-	fires       [len(core.Triggers)]prometheus.Counter
-	runs        [len(core.RunStatuses)]prometheus.Counter
+	// Series resolved at first use (no series for a trigger or status a
+	// task never had, but for succeeded and failed, resolved at once).
+	fires       [len(core.Triggers)]atomic.Pointer[prometheus.Counter]
+	runs        [len(core.RunStatuses)]atomic.Pointer[prometheus.Counter]
+	lastSuccess atomic.Pointer[prometheus.Gauge] // at the first success: no series before
 	duration    prometheus.Observer
-	lastSuccess atomic.Pointer[prometheus.Gauge] // resolved at the first success: no series before
-	cron        atomic.Pointer[string]           // as last fired, for the interval
+	cron        atomic.Pointer[string] // as last fired, for the interval
 }
 
 // groupSeries are the series of one group, resolved once.
@@ -150,11 +152,9 @@ func newObserver(opts []Option) *Observer {
 		t := &taskSeries{
 			duration: o.duration.WithLabelValues(k.Group, k.Task),
 		}
-		for i, tr := range core.Triggers {
-			t.fires[i] = o.fires.WithLabelValues(k.Group, k.Task, string(tr))
-		}
-		for i, s := range core.RunStatuses {
-			t.runs[i] = o.runs.WithLabelValues(k.Group, k.Task, string(s))
+		for i, st := range core.RunStatuses[:2] { // succeeded, failed: from zero, for increase()
+			c := o.runs.WithLabelValues(k.Group, k.Task, string(st))
+			t.runs[i].Store(&c)
 		}
 		return t
 	}
@@ -184,7 +184,7 @@ func (o *Observer) Observe(e easyjob.Event) {
 	case easyjob.EventFire:
 		t := o.tasks.Get(e.Group, e.Task)
 		if i := core.TriggerIndex(e.Trigger); i >= 0 {
-			t.fires[i].Inc()
+			resolve(&t.fires[i], o.fires, e.Group, e.Task, string(e.Trigger)).Inc()
 		} else {
 			o.fires.WithLabelValues(e.Group, e.Task, string(e.Trigger)).Inc()
 		}
@@ -196,19 +196,13 @@ func (o *Observer) Observe(e easyjob.Event) {
 	case easyjob.EventRunEnd:
 		t := o.tasks.Get(e.Group, e.Task)
 		if i := core.StatusIndex(e.Status); i >= 0 {
-			t.runs[i].Inc()
+			resolve(&t.runs[i], o.runs, e.Group, e.Task, string(e.Status)).Inc()
 		} else {
 			o.runs.WithLabelValues(e.Group, e.Task, string(e.Status)).Inc()
 		}
 		t.duration.Observe(e.Duration.Seconds())
 		if e.Status == repository.ExecSucceeded {
-			g := t.lastSuccess.Load()
-			if g == nil {
-				h := o.lastSuccess.WithLabelValues(e.Group, e.Task)
-				g = &h
-				t.lastSuccess.Store(g)
-			}
-			(*g).Set(float64(e.At.UnixNano()) / 1e9)
+			resolve(&t.lastSuccess, o.lastSuccess, e.Group, e.Task).Set(float64(e.At.UnixNano()) / 1e9)
 		}
 	case easyjob.EventClaim:
 		g := o.groups.Get(e.Group, "")
@@ -230,6 +224,17 @@ func (o *Observer) Observe(e easyjob.Event) {
 	case easyjob.EventStoreOp:
 		(*o.ops.Get(e.Group, e.Op)).Observe(e.Duration.Seconds())
 	}
+}
+
+// resolve returns the series *p caches, resolving it in vec on first use
+// (concurrent first uses resolve the same series).
+func resolve[M any, V interface{ WithLabelValues(...string) M }](p *atomic.Pointer[M], vec V, group, task string, label ...string) M {
+	if m := p.Load(); m != nil {
+		return *m
+	}
+	m := vec.WithLabelValues(append([]string{group, task}, label...)...)
+	p.Store(&m)
+	return m
 }
 
 // collector is the Observer as one prometheus.Collector.

@@ -66,13 +66,17 @@ func hasLabels(m *dto.Metric, want []string) bool {
 	return true
 }
 
-// expected renders the counter name with one series per (task, label
-// value) in the text format, for testutil.GatherAndCompare.
-func expected(name, help, group, label string, tasks []string, values []string, count map[mt.Key]int) string {
+// expected renders the counter name in the text format, for
+// testutil.GatherAndCompare: one series per (task, label value) counted,
+// and for the values in always at zero when not counted.
+func expected(name, help, group, label string, tasks, values, always []string, count map[mt.Key]int) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# HELP %s %s\n# TYPE %s counter\n", name, help, name)
 	for _, task := range tasks {
 		for _, v := range values {
+			if count[mt.Key{Task: task, Label: v}] == 0 && !slices.Contains(always, v) {
+				continue
+			}
 			pairs := []string{fmt.Sprintf("group=%q", group), fmt.Sprintf("%s=%q", label, v), fmt.Sprintf("task=%q", task)}
 			slices.Sort(pairs) // the text format's label order
 			fmt.Fprintf(&b, "%s{%s} %d\n", name, strings.Join(pairs, ","), count[mt.Key{Task: task, Label: v}])
@@ -138,12 +142,12 @@ func TestMetricsMatchHistory(t *testing.T) {
 	t.Logf("history: %d runs %v", h.Total, h.ByStatus)
 
 	statuses := []string{"failed", "succeeded", "timed_out"}
-	runs := expected("easyjob_runs_total", "Runs ended, by status (succeeded, failed, timed_out).", cfg.Group, "status", tasks, statuses, h.ByStatus)
+	runs := expected("easyjob_runs_total", "Runs ended, by status (succeeded, failed, timed_out).", cfg.Group, "status", tasks, statuses, []string{"failed", "succeeded"}, h.ByStatus)
 	if err := testutil.GatherAndCompare(reg, strings.NewReader(runs), "easyjob_runs_total"); err != nil {
 		t.Errorf("runs vs history: %v", err)
 	}
 	triggers := []string{"chain", "cron", "misfire", "retry"}
-	fires := expected("easyjob_fires_total", "Fires started, by trigger (cron, retry, misfire, chain).", cfg.Group, "trigger", tasks, triggers, h.ByTrigger)
+	fires := expected("easyjob_fires_total", "Fires started, by trigger (cron, retry, misfire, chain).", cfg.Group, "trigger", tasks, triggers, nil, h.ByTrigger)
 	if err := testutil.GatherAndCompare(reg, strings.NewReader(fires), "easyjob_fires_total"); err != nil {
 		t.Errorf("fires vs history: %v", err)
 	}

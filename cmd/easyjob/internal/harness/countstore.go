@@ -43,6 +43,12 @@ const (
 	mPublishTaskSet
 	mTaskSet
 	mChainRun
+	mTaskCounts
+	mTaskPage
+	mTaskTree
+	mTaskRuns
+	mRecentExecutions
+	mCountFailures
 	mListen // not a round trip per call: one long-lived session
 	numMethods
 )
@@ -52,7 +58,8 @@ var methodNames = [numMethods]string{
 	"UpsertTasks", "DueTasks", "Claim", "Release", "HeldBy", "Task", "Tasks",
 	"StartExecution", "StartExecutions", "Finish", "History", "PruneHistory", "Orphans", "Recover",
 	"RecoverAll", "Pause", "Resume", "Trigger", "Reschedule", "MarkStale", "Groups", "RemoveTask",
-	"PublishTaskSet", "TaskSet", "ChainRun", "Listen",
+	"PublishTaskSet", "TaskSet", "ChainRun", "TaskCounts", "TaskPage", "TaskTree", "TaskRuns",
+	"RecentExecutions", "CountFailures", "Listen",
 }
 
 // storeStats is a snapshot of a countingStore (also the stats file of a

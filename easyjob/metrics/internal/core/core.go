@@ -20,8 +20,9 @@ import (
 var (
 	// LagBuckets: start lag, 5 ms to 60 s.
 	LagBuckets = []float64{0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60}
-	// RunBuckets: run duration, 5 ms to 1 h.
-	RunBuckets = []float64{0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900, 3600}
+	// RunBuckets: run duration, 10 ms to 1 h; coarse, as there is one
+	// histogram per task.
+	RunBuckets = []float64{0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60, 300, 900, 3600}
 	// RecoveryBuckets: how late a recovered task was, 100 ms to 1 h.
 	RecoveryBuckets = []float64{0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900, 3600}
 	// StoreBuckets: one store call, 0.5 ms to 10 s.
