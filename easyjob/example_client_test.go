@@ -33,7 +33,12 @@ func runNode(store repository.Store, job easyjob.Func) (stop func()) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	return func() { cancel(); <-done }
+	return func() {
+		cancel()
+		if err := <-done; err != nil {
+			fmt.Println("run:", err)
+		}
+	}
 }
 
 // Trigger runs a task now, out of its schedule; History shows the run.

@@ -102,7 +102,9 @@ func ExampleParent() {
 	go func() { done <- s.Run(ctx) }()
 	fmt.Println(<-events, "then", <-events)
 	cancel()
-	<-done
+	if err := <-done; err != nil {
+		fmt.Println("run:", err)
+	}
 
 	// A parent that is not registered is reported by Run, before anything
 	// is written.
@@ -135,7 +137,9 @@ func ExampleTimeout() {
 	go func() { done <- s.Run(ctx) }()
 	fmt.Println("job saw:", <-seen)
 	cancel()
-	<-done
+	if err := <-done; err != nil {
+		fmt.Println("run:", err)
+	}
 
 	// Register checks options at once.
 	s2, _ := easyjob.New(easyjob.Config{Store: memory.New()})
@@ -167,7 +171,9 @@ func ExampleRetry() {
 	fmt.Println(<-attempts)
 	fmt.Println(<-attempts)
 	cancel()
-	<-done
+	if err := <-done; err != nil {
+		fmt.Println("run:", err)
+	}
 	// Output:
 	// attempt 1: failed
 	// attempt 2: ok
@@ -200,7 +206,9 @@ func ExampleTZ() {
 		time.Sleep(5 * time.Millisecond)
 	}
 	cancel()
-	<-done
+	if err := <-done; err != nil {
+		fmt.Println("run:", err)
+	}
 	// Output:
 	// <nil>
 	// <nil>
@@ -250,7 +258,9 @@ func ExampleInfoFromContext() {
 	go func() { done <- s.Run(ctx) }()
 	info := <-infos
 	cancel()
-	<-done
+	if err := <-done; err != nil {
+		fmt.Println("run:", err)
+	}
 
 	fmt.Println("task:", info.Task)
 	fmt.Println("attempt:", info.Attempt)

@@ -45,7 +45,7 @@ func TestChaos(t *testing.T) {
 		server = dsn.Default
 	}
 	bin := filepath.Join(t.TempDir(), "easyjob")
-	build := exec.Command("go", "build", "-o", bin, ".")
+	build := exec.CommandContext(t.Context(), "go", "build", "-o", bin, ".")
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}

@@ -76,7 +76,7 @@ func (c *procCluster) start(slot int) (*incarnation, error) {
 	args := append([]string{NodeCommand}, c.params.args()...)
 	args = append(args, "--ledger", inc.ledgerPath, "--stats", inc.statsPath, "--name", inc.Name)
 	args = append(args, c.extra...)
-	cmd := exec.Command(c.bin, args...)
+	cmd := exec.Command(c.bin, args...) //nolint:noctx // a node process lives until the harness signals it, not until a context ends
 	cmd.Stdout, cmd.Stderr = logf, logf
 	// The node dies with the harness, even if the harness is SIGKILLed.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}

@@ -78,11 +78,11 @@ func (i *incarnation) exitInfo() string {
 }
 
 // stats returns the last stats of inc.
-func (inc *incarnation) stats() (storeStats, bool) { return readStats(inc.statsPath) }
+func (i *incarnation) stats() (storeStats, bool) { return readStats(i.statsPath) }
 
 // lastLog returns the last n lines of the incarnation's log.
-func (inc *incarnation) lastLog(n int) []string {
-	b, err := os.ReadFile(inc.logPath)
+func (i *incarnation) lastLog(n int) []string {
+	b, err := os.ReadFile(i.logPath)
 	if err != nil {
 		return nil
 	}
@@ -97,8 +97,8 @@ func (inc *incarnation) lastLog(n int) []string {
 		for s > 0 && b[s-1] != '\n' {
 			s--
 		}
-		if s == end && s == 0 {
-			break
+		if end == 0 {
+			break // nothing left before this point
 		}
 		lines = append([]string{string(b[s:end])}, lines...)
 		start = s

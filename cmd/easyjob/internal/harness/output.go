@@ -21,12 +21,12 @@ func (o *output) addFlags(fs *flag.FlagSet) {
 
 // write writes v as JSON to --json-file (if set), then to stdout as JSON
 // with --json, else as the text print writes.
-func (o output) write(v any, print func(io.Writer)) {
+func (o output) write(v any, text func(io.Writer)) {
 	writeJSONFile(o.jsonFile, v)
 	if o.json {
 		writeJSON(os.Stdout, v)
 	} else {
-		print(os.Stdout)
+		text(os.Stdout)
 	}
 }
 

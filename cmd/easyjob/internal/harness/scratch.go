@@ -41,7 +41,7 @@ func createScratch(ctx context.Context, adminDSN string) (*scratchDB, error) {
 		_ = s.Close()
 	}
 	if err != nil {
-		db.drop()
+		_ = db.drop() // the migrate error is the one to report
 		return nil, fmt.Errorf("migrate %s: %w", name, err)
 	}
 	return db, nil
