@@ -73,7 +73,7 @@ func (b *benchCmd) flagSet() *flag.FlagSet {
 	fs.StringVar(&o.logLevel, "log-level", "error", "node log level")
 	fs.BoolVar(&b.keep, "keep", false, "keep the ledger directory (processes)")
 	fs.DurationVar(&o.stagger, "stagger", 0, "start node processes this far apart (with --procs)")
-	fs.BoolVar(&o.fromStart, "from-start", false, "measure from the first fire, start-up and joins included (default: from 3 s in)")
+	fs.BoolVar(&o.fromStart, "from-start", false, "measure from the second after the first fire: start-up and every join included (default: from 3 s in)")
 	fs.BoolVar(&b.findCap, "find-capacity", false, "raise K until p99 lag passes --lag-bound or a fire is missed; report the largest K held")
 	b.capacity.addFlags(fs)
 	return fs
