@@ -16,14 +16,23 @@ func (n *node) boss(ctx context.Context) {
 	for {
 		now := time.Now()
 		due, next := n.queue.popDue(now)
+		var back []*claim
 		fired := due[:0]
 		for _, c := range due {
-			if n.dispatch(ctx, c) {
+			if n.dispatch(c) {
 				fired = append(fired, c)
+			} else {
+				back = append(back, c)
 			}
 		}
 		// The jobs are already running: their starts go in one batch.
 		n.starter.enqueue(fired)
+		if len(back) > 0 {
+			// Off the boss, in one statement: the next fires must not wait.
+			n.pool.track(func() {
+				n.release(n.bg, "node stopping or silent, or claim from before a silence", n.claims.drop(back...))
+			})
+		}
 		if late := n.pool.expire(now.Add(-n.cfg.StartDeadline)); len(late) > 0 {
 			n.log.Warn().Int("claims", len(late)).Msg("easyjob: no free worker in time; giving the fires back to peers")
 			for _, c := range late {
@@ -54,14 +63,12 @@ func (n *node) boss(ctx context.Context) {
 }
 
 // dispatch fires a due claim: it takes a worker (or waits for one) and
-// its start is recorded in the pass's batch (it reports true); or it is
-// released when this node must not start it.
-func (n *node) dispatch(ctx context.Context, c *claim) bool {
-	if !n.claims.valid(c) {
-		return false
-	}
-	if n.stopping.Load() || n.suspect() {
-		n.release(ctx, "node stopping or silent", n.claims.drop(c))
+// its start is recorded in the pass's batch (it reports true); or it
+// reports false and the boss gives the claim back: the node is stopping
+// or silent, or the claim was replaced, dropped or taken before a silence
+// (releasing one no longer held is a fenced no-op).
+func (n *node) dispatch(c *claim) bool {
+	if !n.claims.valid(c) || n.stopping.Load() || n.suspect() {
 		return false
 	}
 	// Only the cheap part here: the boss fires every due claim in a row.

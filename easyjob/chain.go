@@ -117,11 +117,16 @@ func (n *node) claimChild(ctx context.Context, ch *taskSpec) (*claim, bool) {
 func (n *node) claimRow(ctx context.Context, ch *taskSpec, row repository.Task) (*claim, error) {
 	n.claims.gate.RLock()
 	defer n.claims.gate.RUnlock()
+	epoch := n.claims.currentEpoch() // see claimRefs
 	won, err := n.store.Claim(ctx, n.id(), []repository.TaskRef{row.Ref()})
 	if err != nil || len(won) == 0 {
 		return nil, err
 	}
-	c := newClaim(won[0], ch, time.Time{}, n.claims.currentEpoch())
+	if n.claims.currentEpoch() != epoch {
+		n.release(ctx, "child claimed across a silence", fencesOf(won))
+		return nil, nil
+	}
+	c := newClaim(won[0], ch, time.Time{}, epoch)
 	n.claims.add(c)
 	return c, nil
 }

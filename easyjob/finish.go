@@ -58,6 +58,7 @@ func (n *node) finish(c *claim, f repository.Finish) repository.FinishResult {
 	// below, or it would release a claim this node still holds.
 	n.claims.gate.RLock()
 	defer n.claims.gate.RUnlock()
+	epoch := n.claims.currentEpoch() // a kept claim renewed across a silence is void (see claimRefs)
 	res := n.completer.finish(n.bg, f)
 	n.counts.add(time.Now())
 	switch {
@@ -73,13 +74,13 @@ func (n *node) finish(c *claim, f repository.Finish) repository.FinishResult {
 		n.claims.drop(c)
 		n.log.Error().Err(res.Err).Str("task", c.task.Name).Msg("easyjob: finish not written")
 	case res.Task.Status == repository.TaskDoing && res.Task.NodeID == n.id():
-		next := newClaim(res.Task, c.spec, n.toLocal(res.Task.NextStartTime), n.claims.currentEpoch())
+		next := newClaim(res.Task, c.spec, n.toLocal(res.Task.NextStartTime), epoch)
 		// A live view that changed during the write does not undo the keep:
 		// the claim is ours and fires once more here; the next finish hands
 		// it over in its own statement. Releasing it now would cost one
 		// statement per task just when nodes join (a release storm).
 		switch {
-		case n.claims.renew(c, next, func() bool { return !n.stopping.Load() }):
+		case n.claims.renew(c, next, func() bool { return !n.stopping.Load() && n.claims.currentEpoch() == epoch }):
 			n.queue.push(next)
 		case n.stopping.Load():
 			// Shutdown releases every row still claimed in one statement

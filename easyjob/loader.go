@@ -100,17 +100,20 @@ func (n *node) claimRefs(ctx context.Context, refs []repository.TaskRef) ([]repo
 	}
 	n.claims.gate.RLock()
 	defer n.claims.gate.RUnlock()
+	// The epoch before the statement: a silence during its round trip (a
+	// frozen process, a partition) may have let peers recover what it won
+	// meanwhile, so such claims are void, never fired.
+	epoch := n.claims.currentEpoch()
 	won, err := n.store.Claim(ctx, n.id(), refs)
 	if err != nil {
 		n.dirty.Store(true)
 		return nil, err
 	}
 	n.stats.claimed.Add(int64(len(won)))
-	if n.stopping.Load() {
-		n.release(ctx, "claimed while stopping", fencesOf(won))
+	if n.stopping.Load() || n.claims.currentEpoch() != epoch {
+		n.release(ctx, "claimed while stopping or across a silence", fencesOf(won))
 		return nil, nil
 	}
-	epoch := n.claims.currentEpoch()
 	for _, t := range won {
 		spec := n.specs[t.Name]
 		if spec == nil {

@@ -215,13 +215,6 @@ func (s *observedStore) Orphans(ctx context.Context, group string, deadAfter tim
 	return r, err
 }
 
-func (s *observedStore) Recover(ctx context.Context, r repository.Recovery) error {
-	start := time.Now()
-	err := s.inner.Recover(ctx, r)
-	s.done("Recover", start, err)
-	return err
-}
-
 func (s *observedStore) RecoverAll(ctx context.Context, rs []repository.Recovery) ([]error, error) {
 	start := time.Now()
 	r, err := s.inner.RecoverAll(ctx, rs)

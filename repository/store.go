@@ -201,12 +201,10 @@ type RecoveryStore interface {
 	// Orphans lists doing tasks of group whose node has not heartbeated
 	// within deadAfter or has no row at all.
 	Orphans(ctx context.Context, group string, deadAfter time.Duration) ([]Orphan, error)
-	// Recover resets an orphan to pending with a version check and marks the
-	// dead node's running executions of it abandoned; ErrClaimLost when the
-	// version moved (another peer acted first).
-	Recover(ctx context.Context, r Recovery) error
-	// RecoverAll is Recover for many orphans in one statement, so the
-	// failover of a node holding hundreds of tasks costs one round trip.
+	// RecoverAll resets orphans to pending, each with a version check, and
+	// marks the dead node's running executions of them abandoned, in one
+	// statement, so the failover of a node holding hundreds of tasks costs
+	// one round trip.
 	// errs[i] is nil or wraps ErrClaimLost for rs[i].
 	RecoverAll(ctx context.Context, rs []Recovery) (errs []error, err error)
 }

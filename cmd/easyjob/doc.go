@@ -30,6 +30,10 @@
 //	                        and its children; --force for any task,
 //	                        --drop-history to delete its runs too
 //
+//	dashboard               serve the web dashboard (--addr, default
+//	                        127.0.0.1:8080; --read-only; basic auth from
+//	                        EASYJOB_DASHBOARD_USER / _PASSWORD)
+//
 // status and tasks mark overridden tasks (with the code's cron) and stale
 // ones; a group with no tasks and no nodes prints the groups that exist.
 //

@@ -33,16 +33,6 @@ func (s *Store) Orphans(ctx context.Context, group string, deadAfter time.Durati
 	return out, nil
 }
 
-// Recover resets an orphan to pending if it is still doing at r.Ref.Version
-// for r.DeadNode, and marks that node's running executions of it abandoned.
-func (s *Store) Recover(ctx context.Context, r repository.Recovery) error {
-	errs, err := s.RecoverAll(ctx, []repository.Recovery{r})
-	if err != nil {
-		return err
-	}
-	return errs[0]
-}
-
 // RecoverAll recovers each orphan under one lock, as one statement would.
 func (s *Store) RecoverAll(ctx context.Context, rs []repository.Recovery) ([]error, error) {
 	if len(rs) == 0 {

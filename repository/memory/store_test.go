@@ -148,8 +148,8 @@ func TestFakeClockLiveness(t *testing.T) {
 	if n, _ := s.ExpireNodes(ctx, "g", 3*time.Second); n != 0 {
 		t.Errorf("ExpireNodes expired %d nodes, want 0 (a holds a claim)", n)
 	}
-	if err := s.Recover(ctx, repository.Recovery{Ref: orphans[0].Task.Ref(), DeadNode: a.ID}); err != nil {
-		t.Fatal(err)
+	if errs, err := s.RecoverAll(ctx, []repository.Recovery{{Ref: orphans[0].Task.Ref(), DeadNode: a.ID}}); err != nil || errs[0] != nil {
+		t.Fatal(err, errs)
 	}
 	if n, _ := s.ExpireNodes(ctx, "g", 3*time.Second); n != 1 {
 		t.Errorf("ExpireNodes after recovery = %d, want 1", n)

@@ -28,15 +28,6 @@ ORDER BY t.id`
 	return out, nil
 }
 
-// Recover resets one orphan; see RecoverAll.
-func (s *Store) Recover(ctx context.Context, r repository.Recovery) error {
-	errs, err := s.RecoverAll(ctx, []repository.Recovery{r})
-	if err != nil {
-		return err
-	}
-	return errs[0]
-}
-
 // recoverSQL resets a batch of orphans in one statement: the
 // version-checked reset of each task (rows locked in id order, like every
 // batch write), the abandonment of the dead node's running executions of

@@ -109,7 +109,10 @@ func TestStartExecutionRacingRecover(t *testing.T) {
 		}()
 		go func() {
 			defer wg.Done()
-			recErr = b.Recover(ctx, repository.Recovery{Ref: held.Ref(), DeadNode: n.ID})
+			var errs []error
+			if errs, recErr = b.RecoverAll(ctx, []repository.Recovery{{Ref: held.Ref(), DeadNode: n.ID}}); recErr == nil {
+				recErr = errs[0]
+			}
 		}()
 		wg.Wait()
 		if recErr != nil {

@@ -250,7 +250,7 @@ func testFinishAfterRecover(e *env) {
 	node := e.node("n")
 	held := e.claimed("job", node.ID)
 	x := e.start(held)
-	if err := e.s.Recover(e.ctx, repository.Recovery{Ref: held.Ref(), DeadNode: node.ID}); err != nil {
+	if err := e.recover(repository.Recovery{Ref: held.Ref(), DeadNode: node.ID}); err != nil {
 		e.t.Fatal(err)
 	}
 	if got := e.exec("job", x.ID); got.Status != repository.ExecAbandoned {
@@ -298,7 +298,7 @@ func testFinishBatchMixed(e *env) {
 	if r, err := e.s.Release(e.ctx, []repository.Claim{held[1].Claim()}); err != nil || r != 1 {
 		e.t.Fatalf("Release = %d, %v", r, err)
 	}
-	if err := e.s.Recover(e.ctx, repository.Recovery{Ref: held[3].Ref(), DeadNode: node.ID}); err != nil {
+	if err := e.recover(repository.Recovery{Ref: held[3].Ref(), DeadNode: node.ID}); err != nil {
 		e.t.Fatal(err)
 	}
 	lost2, lost4 := e.task("job2"), e.task("job4")

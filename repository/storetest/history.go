@@ -198,7 +198,7 @@ func testPruneMany(e *env) {
 		ids = append(ids, e.start(job).ID)
 	}
 	// Recover closes every running execution of the dead node as abandoned.
-	if err := e.s.Recover(e.ctx, repository.Recovery{Ref: job.Ref(), DeadNode: node.ID}); err != nil {
+	if err := e.recover(repository.Recovery{Ref: job.Ref(), DeadNode: node.ID}); err != nil {
 		e.t.Fatal(err)
 	}
 	n, err := e.s.PruneHistory(e.ctx, e.g, 0, keepRows)

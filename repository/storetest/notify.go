@@ -125,7 +125,7 @@ func testListen(e *env) {
 		{"Recover", func() {
 			t := e.claim(node.ID, e.task("job"))[0]
 			mine.drain()
-			if err := e.s.Recover(e.ctx, repository.Recovery{Ref: t.Ref(), DeadNode: node.ID}); err != nil {
+			if err := e.recover(repository.Recovery{Ref: t.Ref(), DeadNode: node.ID}); err != nil {
 				e.t.Fatal(err)
 			}
 		}},

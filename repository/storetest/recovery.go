@@ -126,14 +126,14 @@ func testRecover(e *env) {
 	otherJob := e.claimed("other", dead.ID)
 	otherRun := e.start(otherJob).ID
 
-	err := e.s.Recover(e.ctx, repository.Recovery{Ref: job.Ref(), DeadNode: peer.ID})
+	err := e.recover(repository.Recovery{Ref: job.Ref(), DeadNode: peer.ID})
 	e.wantErr("Recover naming the wrong node", err, repository.ErrClaimLost, "")
-	err = e.s.Recover(e.ctx, repository.Recovery{Ref: repository.TaskRef{ID: job.ID, Version: job.Version - 1}, DeadNode: dead.ID})
+	err = e.recover(repository.Recovery{Ref: repository.TaskRef{ID: job.ID, Version: job.Version - 1}, DeadNode: dead.ID})
 	e.wantErr("Recover with an old version", err, repository.ErrClaimLost, "")
 	e.sameTask("row after lost recoveries", e.task("job"), job)
 
 	before := e.now()
-	if err := e.s.Recover(e.ctx, repository.Recovery{Ref: job.Ref(), DeadNode: dead.ID}); err != nil {
+	if err := e.recover(repository.Recovery{Ref: job.Ref(), DeadNode: dead.ID}); err != nil {
 		e.t.Fatalf("Recover: %v", err)
 	}
 	after := e.now()
@@ -164,9 +164,9 @@ func testRecover(e *env) {
 		e.t.Errorf("the dead node's execution of another task = %s, want still running", x.Status)
 	}
 
-	err = e.s.Recover(e.ctx, repository.Recovery{Ref: job.Ref(), DeadNode: dead.ID})
+	err = e.recover(repository.Recovery{Ref: job.Ref(), DeadNode: dead.ID})
 	e.wantErr("second Recover with the old version", err, repository.ErrClaimLost, "")
-	err = e.s.Recover(e.ctx, repository.Recovery{Ref: got.Ref(), DeadNode: dead.ID})
+	err = e.recover(repository.Recovery{Ref: got.Ref(), DeadNode: dead.ID})
 	e.wantErr("Recover of a pending row", err, repository.ErrClaimLost, "")
 	e.sameTask("row after the second Recover", e.task("job"), got)
 	// The recovered task is claimable again.
@@ -178,7 +178,7 @@ func testRecoverNext(e *env) {
 	dead := e.node("dead")
 	job := e.claimed("job", dead.ID)
 	next := e.now().Add(time.Hour + 4321)
-	if err := e.s.Recover(e.ctx, repository.Recovery{Ref: job.Ref(), DeadNode: dead.ID, Next: next}); err != nil {
+	if err := e.recover(repository.Recovery{Ref: job.Ref(), DeadNode: dead.ID, Next: next}); err != nil {
 		e.t.Fatal(err)
 	}
 	if got := e.task("job"); !got.NextStartTime.Equal(micro(next)) || got.Status != repository.TaskPending {
@@ -202,7 +202,7 @@ func testRecoverRace(e *env) {
 		go func() {
 			defer wg.Done()
 			<-start
-			errs[i] = e.s.Recover(e.ctx, repository.Recovery{Ref: job.Ref(), DeadNode: dead.ID})
+			errs[i] = e.recover(repository.Recovery{Ref: job.Ref(), DeadNode: dead.ID})
 		}()
 	}
 	close(start)

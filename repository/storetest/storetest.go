@@ -247,6 +247,15 @@ func (e *env) start(t repository.Task) repository.Execution {
 	return x
 }
 
+// recover recovers one orphan (RecoverAll of one) and returns its error.
+func (e *env) recover(r repository.Recovery) error {
+	errs, err := e.s.RecoverAll(e.ctx, []repository.Recovery{r})
+	if err != nil {
+		return err
+	}
+	return errs[0]
+}
+
 func (e *env) finish(fs ...repository.Finish) []repository.FinishResult {
 	e.t.Helper()
 	res, err := e.s.Finish(e.ctx, fs)

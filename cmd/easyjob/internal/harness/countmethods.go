@@ -157,15 +157,6 @@ func (c *countingStore) Orphans(ctx context.Context, group string, deadAfter tim
 	return r, c.done(mOrphans, err)
 }
 
-func (c *countingStore) Recover(ctx context.Context, r repository.Recovery) error {
-	c.count(mRecover)
-	err := c.inner.Recover(ctx, r)
-	if err == nil {
-		c.recovered.Add(1)
-	}
-	return c.done(mRecover, err)
-}
-
 func (c *countingStore) RecoverAll(ctx context.Context, rs []repository.Recovery) ([]error, error) {
 	c.count(mRecoverAll)
 	errs, err := c.inner.RecoverAll(ctx, rs)

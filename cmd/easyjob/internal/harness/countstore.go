@@ -31,7 +31,6 @@ const (
 	mHistory
 	mPruneHistory
 	mOrphans
-	mRecover
 	mRecoverAll
 	mPause
 	mResume
@@ -56,7 +55,7 @@ const (
 var methodNames = [numMethods]string{
 	"Now", "RegisterNode", "Heartbeat", "DeleteNode", "LiveNodes", "Nodes", "ExpireNodes",
 	"UpsertTasks", "DueTasks", "Claim", "Release", "HeldBy", "Task", "Tasks",
-	"StartExecution", "StartExecutions", "Finish", "History", "PruneHistory", "Orphans", "Recover",
+	"StartExecution", "StartExecutions", "Finish", "History", "PruneHistory", "Orphans",
 	"RecoverAll", "Pause", "Resume", "Trigger", "Reschedule", "MarkStale", "Groups", "RemoveTask",
 	"PublishTaskSet", "TaskSet", "ChainRun", "TaskCounts", "TaskPage", "TaskTree", "TaskRuns",
 	"RecentExecutions", "CountFailures", "Listen",
