@@ -3,7 +3,6 @@ package easyjob
 import (
 	"context"
 	"sync"
-	"time"
 
 	"github.com/easyjob-go/easyjob/repository"
 )
@@ -60,26 +59,4 @@ func (n *node) execute(ctx context.Context, c *claim) {
 	endRun(RunResult{Status: status, Err: runErr})
 	f := n.outcome(c, exec.ID, status, runErr, plan())
 	n.finish(c, f)
-}
-
-// fired reports a fire about to run to the observer (found at database
-// time found) and opens its run; the returned context is the job's and its
-// children's parent.
-func (n *node) fired(ctx context.Context, spec *taskSpec, t repository.Task, scheduled, found time.Time, misfire repository.MisfireAction) (context.Context, func(RunResult)) {
-	if n.obs == nil {
-		return ctx, endNothing
-	}
-	trigger := TriggerCron
-	switch {
-	case spec.parent != "":
-		trigger = TriggerChain
-	case misfire != "":
-		trigger = TriggerMisfire
-	case t.Attempt > 1:
-		trigger = TriggerRetry
-	}
-	attempt := max(t.Attempt, 1)
-	n.observe(Event{Kind: EventFire, Task: spec.name, Cron: t.Cron, Scheduled: scheduled, Trigger: trigger,
-		Attempt: attempt, Misfire: misfire, Lag: max(found.Sub(scheduled), 0)})
-	return n.startRun(ctx, RunInfo{Task: spec.name, Cron: t.Cron, Scheduled: scheduled, Attempt: attempt, Trigger: trigger, Misfire: misfire})
 }
