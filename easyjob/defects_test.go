@@ -152,8 +152,11 @@ func TestDefectIdleNodeDoesNotSpin(t *testing.T) {
 	before := store.Calls()
 	time.Sleep(4 * time.Second) // a window, not a wait: the calls made over it are counted
 	perSecond := float64(store.Calls()-before) / 4
-	if perSecond > 3 {
-		t.Fatalf("idle node makes %.1f store calls per second, want <= 3", perSecond)
+	// By design about 2.85 a second: a heartbeat and a recover pass each
+	// second, the live view every other beat, the idle loader every 4 s,
+	// reconcile every 10 s; a 4 s window counts 11 to 13 of them.
+	if perSecond > 3.5 {
+		t.Fatalf("idle node makes %.1f store calls per second, want <= 3.5", perSecond)
 	}
 	t.Logf("idle node: %.2f store calls per second", perSecond)
 }
