@@ -56,7 +56,7 @@ func startInProcRunner(ctx context.Context, o benchOpts, p nodeParams) (*inProcR
 		cfg := p.config(name, &log)
 		cfg.Store = store
 		if p.Metrics {
-			if err := withMetrics(runCtx, &cfg); err != nil {
+			if err := withMetrics(runCtx, &r.wg, &cfg); err != nil {
 				_ = pg.Close()
 				r.stop()
 				return nil, err

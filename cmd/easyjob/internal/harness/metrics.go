@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -20,15 +21,15 @@ import (
 const scrapeEvery = 15 * time.Second
 
 // withMetrics sets a Prometheus observer on cfg, on a private registry
-// scraped every scrapeEvery until ctx ends.
-func withMetrics(ctx context.Context, cfg *easyjob.Config) error {
+// scraped every scrapeEvery until ctx ends, by a goroutine wg waits for.
+func withMetrics(ctx context.Context, wg *sync.WaitGroup, cfg *easyjob.Config) error {
 	reg := prometheus.NewRegistry()
 	o, err := prom.New(reg)
 	if err != nil {
 		return fmt.Errorf("metrics: %w", err)
 	}
 	cfg.Observer = o
-	go func() {
+	wg.Go(func() {
 		t := time.NewTicker(scrapeEvery)
 		defer t.Stop()
 		for {
@@ -41,7 +42,7 @@ func withMetrics(ctx context.Context, cfg *easyjob.Config) error {
 				}
 			}
 		}
-	}()
+	})
 	return nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -24,9 +25,10 @@ func TestMetricsFlag(t *testing.T) {
 		t.Fatalf("--metrics lost on the way to the node process: %v", p.args())
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
+	var wg sync.WaitGroup
+	defer func() { cancel(); wg.Wait() }()
 	var cfg easyjob.Config
-	if err := withMetrics(ctx, &cfg); err != nil {
+	if err := withMetrics(ctx, &wg, &cfg); err != nil {
 		t.Fatal(err)
 	}
 	if cfg.Observer == nil {

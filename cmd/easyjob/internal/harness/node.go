@@ -83,7 +83,10 @@ func (o *nodeOpts) run(ctx context.Context) error {
 	cfg := o.params.config(o.name, &log)
 	cfg.Store = store
 	if o.params.Metrics {
-		if err := withMetrics(ctx, &cfg); err != nil {
+		mctx, stop := context.WithCancel(ctx)
+		var wg sync.WaitGroup
+		defer func() { stop(); wg.Wait() }()
+		if err := withMetrics(mctx, &wg, &cfg); err != nil {
 			return err
 		}
 	}
