@@ -27,8 +27,9 @@ func runNode(store repository.Store, job easyjob.Func) (stop func()) {
 	go func() { done <- s.Run(ctx) }()
 	c, _ := easyjob.NewClient(ctx, easyjob.Config{Store: store})
 	defer c.Close()
-	for { // until the node has registered its task
-		if _, err := c.Task(ctx, "report"); err == nil {
+	for { // until the node has registered its task and itself
+		_, err := c.Task(ctx, "report")
+		if nodes, _ := c.Nodes(ctx); err == nil && len(nodes) > 0 {
 			break
 		}
 		time.Sleep(10 * time.Millisecond)
