@@ -85,15 +85,19 @@ func (n *node) dispatch(c *claim) bool {
 // skipped and puts the task back to pending at the same fire time, waking
 // the peers, so one with a free worker runs it now.
 func (n *node) giveBack(c *claim) {
-	exec, err := c.waitStarted(n.bg.Done())
+	exec, appendRun, err := c.recorded(n.bg.Done())
 	if err != nil {
 		n.claims.drop(c)
 		return
 	}
-	n.finish(c, repository.Finish{
+	f := repository.Finish{
 		Claim: c.fence(), ExecutionID: exec.ID, Status: repository.ExecSkipped,
 		Error: "no free worker within the start deadline; fire given back to peers",
 		Next:  c.task.NextStartTime, NextAttempt: max(c.task.Attempt, 1), Cron: c.task.Cron,
 		Handoff: true,
-	})
+	}
+	if appendRun {
+		f.Run = c.runRecord()
+	}
+	n.finish(c, f)
 }

@@ -26,10 +26,22 @@ type claim struct {
 	mu       sync.Mutex
 	waitFrom time.Time          // when it began to wait for a worker
 	cancel   context.CancelFunc // set while its job runs
+	record   recordState        // whether a start record is written (starter.go)
 	started  chan struct{}      // closed once the start record's outcome is known
 	exec     repository.Execution
 	startErr error
 }
+
+// recordState says whether a fire's run gets a start record: one is
+// written only for a run still going startRecordAfter after its fire, so
+// a short run is written once, by its finish.
+type recordState uint8
+
+const (
+	recordUndecided recordState = iota
+	recordAsked                 // the starter writes it; started closes with its outcome
+	recordNever                 // the finish came first and appends the run
+)
 
 func newClaim(t repository.Task, spec *taskSpec, localAt time.Time, epoch int64) *claim {
 	return &claim{task: t, spec: spec, localAt: localAt, epoch: epoch, index: -1, started: make(chan struct{})}
@@ -83,7 +95,7 @@ func (c *claim) stop() {
 // cancels the job: the claim is lost or unrecorded, the fire is not ours.
 func (c *claim) setStarted(e repository.Execution, err error) {
 	c.mu.Lock()
-	c.exec, c.startErr = e, err
+	c.exec, c.startErr, c.record = e, err, recordAsked
 	c.mu.Unlock()
 	if err != nil {
 		c.stop()
@@ -102,6 +114,38 @@ func (c *claim) waitStarted(stop <-chan struct{}) (repository.Execution, error) 
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.exec, c.startErr
+}
+
+// askRecord reports whether the starter should write the start record
+// now: not when the finish came first.
+func (c *claim) askRecord() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.record != recordUndecided {
+		return false
+	}
+	c.record = recordAsked
+	return true
+}
+
+// recorded is the start record the finish closes. When none was asked
+// yet, none will be: it reports appendRun and the finish writes the run
+// whole (Finish.Run). Otherwise it waits for the record (waitStarted).
+func (c *claim) recorded(stop <-chan struct{}) (e repository.Execution, appendRun bool, err error) {
+	c.mu.Lock()
+	if c.record == recordUndecided {
+		c.record = recordNever
+		c.mu.Unlock()
+		return repository.Execution{}, true, nil
+	}
+	c.mu.Unlock()
+	e, err = c.waitStarted(stop)
+	return e, false, err
+}
+
+// run is the execution a finish appends for this claim's fire.
+func (c *claim) runRecord() *repository.Execution {
+	return &repository.Execution{ScheduledAt: c.task.NextStartTime, Attempt: max(c.task.Attempt, 1), Misfire: c.misfire}
 }
 
 // startFailed reports, without waiting, that the start already failed.

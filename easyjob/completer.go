@@ -3,6 +3,7 @@ package easyjob
 import (
 	"context"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -10,10 +11,12 @@ import (
 	"github.com/easyjob-go/easyjob/repository"
 )
 
-// completer groups the finishes of many workers into one Finish statement
-// (each row keeps its own fence). It flushes as soon as the previous
-// statement returned, so a lone finish waits for nobody, and under load
-// the batch grows instead of the queue of round trips.
+// completer groups the finishes of many workers into Finish statements
+// (each row keeps its own fence). A batch goes out as soon as one of
+// maxFinishInFlight statements is free, so a lone finish waits for nobody;
+// while all are busy the next batch grows instead of a queue of round
+// trips, and a slow statement does not hold back the finishes behind it
+// (a kept claim's next fire is queued only once its finish returned).
 type completer struct {
 	store repository.Store
 	log   zerolog.Logger
@@ -25,7 +28,12 @@ type finishReq struct {
 	done chan repository.FinishResult
 }
 
-const maxFinishBatch = 500
+// maxFinishBatch bounds one Finish statement, maxFinishInFlight the
+// statements one node has in flight.
+const (
+	maxFinishBatch    = 500
+	maxFinishInFlight = 4
+)
 
 func newCompleter(store repository.Store, log zerolog.Logger) *completer {
 	return &completer{store: store, log: log, in: make(chan finishReq, maxFinishBatch)}
@@ -48,12 +56,22 @@ func (c *completer) finish(ctx context.Context, f repository.Finish) repository.
 	}
 }
 
-// run writes batches until ctx is done. A failed statement is retried with
-// backoff: a result is never dropped while the node lives.
+// run writes batches until ctx is done, and waits for those in flight. A
+// failed statement is retried with backoff: a result is never dropped
+// while the node lives.
 func (c *completer) run(ctx context.Context) {
-	batch := make([]finishReq, 0, maxFinishBatch)
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	slots := make(chan struct{}, maxFinishInFlight)
 	for {
-		batch = batch[:0]
+		// A free slot first: while none is, requests queue up in c.in and
+		// make the next batch.
+		select {
+		case <-ctx.Done():
+			return
+		case slots <- struct{}{}:
+		}
+		batch := make([]finishReq, 0, 8)
 		select {
 		case <-ctx.Done():
 			return
@@ -69,7 +87,10 @@ func (c *completer) run(ctx context.Context) {
 				break collect
 			}
 		}
-		c.write(ctx, batch)
+		wg.Go(func() {
+			defer func() { <-slots }()
+			c.write(ctx, batch)
+		})
 	}
 }
 

@@ -10,12 +10,17 @@ import (
 	"github.com/easyjob-go/easyjob/repository"
 )
 
-// starter records the start of due fires in batches: one statement for all
-// fires due together, each row fenced. It runs beside the jobs, not before
-// them, so a fire starts on its second instead of after a round trip. That
-// is no weaker than checking first: the node stops firing on its own once
-// it is silent long enough for peers to recover its tasks (see suspect),
-// and a start that finds the claim lost cancels the job's context at once.
+// starter writes start records, in batches, for the runs that last: a
+// fire's run gets one only when it is still going startRecordAfter after
+// its fire time; a shorter run is written once, whole, by its finish
+// (Finish.Run), so the hot path appends one history row per fire instead
+// of inserting and then updating it. The record runs beside the job, never
+// before it, so a fire starts on its second. That is no weaker than
+// checking first: the node stops firing on its own once it is silent long
+// enough for peers to recover its tasks (see suspect), and a start that
+// finds the claim lost cancels the job's context at once. A run
+// interrupted before its record still shows: recovery writes the fire an
+// abandoned row (RecoverAll).
 type starter struct {
 	store repository.ExecutionStore
 	log   zerolog.Logger
@@ -24,23 +29,28 @@ type starter struct {
 	stats *stats        // fenced starts
 	in    chan []*claim // one slice per boss pass: the starter wakes once per burst
 	max   int           // claims per statement
+	after time.Duration // startRecordAfter
 }
 
 // maxStartBatch bounds one StartExecutions statement.
 const maxStartBatch = 1000
 
+// startRecordAfter is how long a run goes before its start is recorded.
+// Long enough that most cron jobs end first (one history write per fire),
+// short enough that a run its node is killed in, or a claim lost under
+// it, is seen within about a second.
+const startRecordAfter = time.Second
+
 // maxStartDefer bounds how long start records wait for the fires queued
-// behind them to get a worker, and startQuiet is how long after its fire
-// time a burst's records are written at the earliest (see settle). A
-// parent holds its worker until its start is recorded, so both stay short.
-const (
-	maxStartDefer = 20 * time.Millisecond
-	startQuiet    = 15 * time.Millisecond
-)
+// behind them to get a worker (see settle).
+const maxStartDefer = 20 * time.Millisecond
 
 func newStarter(store repository.ExecutionStore, log zerolog.Logger, p *pool, st *stats, lost func()) *starter {
 	// Buffered so the boss never waits on a statement in flight.
-	return &starter{store: store, log: log, pool: p, stats: st, lost: lost, in: make(chan []*claim, 1024), max: maxStartBatch}
+	return &starter{
+		store: store, log: log, pool: p, stats: st, lost: lost,
+		in: make(chan []*claim, 1024), max: maxStartBatch, after: startRecordAfter,
+	}
 }
 
 // enqueue hands the fires of one boss pass to the starter.
@@ -50,54 +60,80 @@ func (s *starter) enqueue(cs []*claim) {
 	}
 }
 
-// run writes batches until ctx is done; starts still queued then fail with
-// errStopped so nothing waits on them forever.
+// run writes the records that come due until ctx is done; records asked
+// then fail with errStopped so nothing waits on them forever.
 func (s *starter) run(ctx context.Context) {
-	var pending []*claim
+	var waiting []*claim // in fire order, as the boss fires them
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
 	for {
-		if len(pending) == 0 {
-			select {
-			case <-ctx.Done():
-				for {
-					select {
-					case cs := <-s.in:
-						for _, c := range cs {
-							c.setStarted(repository.Execution{}, errStopped)
-						}
-					default:
-						return
-					}
+		now := time.Now()
+		k := 0
+		for k < len(waiting) && !waiting[k].localAt.Add(s.after).After(now) {
+			k++
+		}
+		if k > 0 {
+			var due []*claim
+			for _, c := range waiting[:k] {
+				if c.askRecord() {
+					due = append(due, c)
 				}
-			case cs := <-s.in:
-				pending = append(pending, cs...)
 			}
-			s.settle(ctx, pending[0])
+			clear(waiting[:k])
+			waiting = waiting[k:]
+			s.write(ctx, due)
+			continue
 		}
-	collect:
-		for len(pending) < s.max {
+		wait := time.Hour
+		if len(waiting) > 0 {
+			wait = time.Until(waiting[0].localAt.Add(s.after))
+		}
+		timer.Reset(max(wait, 0))
+		select {
+		case <-ctx.Done():
+			s.stop(waiting)
+			return
+		case cs := <-s.in:
+			waiting = append(waiting, cs...)
+		case <-timer.C:
+		}
+		if !timer.Stop() {
 			select {
-			case cs := <-s.in:
-				pending = append(pending, cs...)
+			case <-timer.C:
 			default:
-				break collect
 			}
 		}
-		k := min(len(pending), s.max)
-		s.start(ctx, pending[:k])
-		pending = append(pending[:0], pending[k:]...)
 	}
 }
 
-// settle delays the start records of a burst until every fire queued
-// behind it has a worker (at most maxStartDefer) and until startQuiet
-// after its fire time. The jobs already run and do not wait for their
-// records, so the fires lose nothing; the statement no longer takes CPU
-// from the jobs still starting, on this node or on nodes that share its
-// host or its database. The price: a lost claim is noticed that much later.
-func (s *starter) settle(ctx context.Context, first *claim) {
+// stop fails the records still to be written, so nothing waits on them.
+func (s *starter) stop(waiting []*claim) {
+	for {
+		for _, c := range waiting {
+			if c.askRecord() {
+				c.setStarted(repository.Execution{}, errStopped)
+			}
+		}
+		select {
+		case waiting = <-s.in:
+		default:
+			return
+		}
+	}
+}
+
+// write records the starts of due in statements of at most max rows,
+// after the fires queued behind them got a worker (at most
+// maxStartDefer): the statement should not take CPU from jobs starting.
+func (s *starter) write(ctx context.Context, due []*claim) {
+	if len(due) == 0 {
+		return
+	}
 	s.pool.waitSettled(ctx, maxStartDefer)
-	if wait := time.Until(first.localAt.Add(startQuiet)); wait > 0 {
-		sleep(ctx, wait)
+	for len(due) > 0 {
+		k := min(len(due), s.max)
+		s.start(ctx, due[:k])
+		due = due[k:]
 	}
 }
 
@@ -105,9 +141,7 @@ func (s *starter) settle(ctx context.Context, first *claim) {
 func (s *starter) start(ctx context.Context, batch []*claim) {
 	reqs := make([]repository.ExecStart, len(batch))
 	for i, c := range batch {
-		reqs[i] = repository.ExecStart{Claim: c.fence(), Execution: repository.Execution{
-			ScheduledAt: c.task.NextStartTime, Attempt: max(c.task.Attempt, 1), Misfire: c.misfire,
-		}}
+		reqs[i] = repository.ExecStart{Claim: c.fence(), Execution: *c.runRecord()}
 	}
 	// A failed statement (the database away) is retried until it answers:
 	// the jobs already run, so their starts must be recorded, fenced, before

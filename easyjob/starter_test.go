@@ -39,31 +39,73 @@ func (s *startSpy) snapshot() []startBatch {
 	return append([]startBatch(nil), s.batches...)
 }
 
-// The jobs of a second start first; their start records follow in one
-// batch no earlier than startQuiet after the fire time, so the statement
-// never competes with the jobs for CPU.
-func TestStartRecordsFollowTheBurst(t *testing.T) {
+// A run shorter than startRecordAfter gets no start record: its finish
+// writes its history row once, whole.
+func TestShortRunsWrittenOnce(t *testing.T) {
 	t.Parallel()
 	spy := &startSpy{Store: memory.New()}
 	var l ledger
-	start(t, fastConfig(spy, "quiet"), everySecond(t, &l, 30))
-	waitFor(t, 10*time.Second, "three batches of start records", func() bool { return len(spy.snapshot()) >= 3 })
-
-	firstRun := map[time.Time]time.Time{} // fire time -> earliest job start
-	for _, f := range l.snapshot() {
-		if r, ok := firstRun[f.scheduled]; !ok || f.started.Before(r) {
-			firstRun[f.scheduled] = f.started
+	start(t, fastConfig(spy, "short"), everySecond(t, &l, 20))
+	waitFor(t, 10*time.Second, "three fires of every task", func() bool { return l.count("t0019") >= 3 })
+	if b := spy.snapshot(); len(b) != 0 {
+		t.Fatalf("short runs got %d batches of start records, want none", len(b))
+	}
+	xs, err := spy.History(t.Context(), "short", "t0000", repository.HistoryFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(xs) == 0 {
+		t.Fatal("no history for t0000")
+	}
+	for _, x := range xs {
+		if x.Status != repository.ExecSucceeded || x.FinishedAt.Before(x.StartedAt) || x.ScheduledAt.IsZero() {
+			t.Errorf("appended run = %+v, want a whole succeeded row", x)
 		}
 	}
+}
+
+// A run still going startRecordAfter after its fire is recorded as
+// running, and its finish closes that row.
+func TestLongRunRecordedWhileRunning(t *testing.T) {
+	t.Parallel()
+	spy := &startSpy{Store: memory.New()}
+	release := make(chan struct{})
+	var once sync.Once
+	start(t, fastConfig(spy, "long"), func(s *Scheduler) {
+		if err := s.Register("long", "* * * * * *", func(ctx context.Context) error {
+			once.Do(func() { <-release })
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+	})
+	history := func() []repository.Execution {
+		xs, err := spy.History(t.Context(), "long", "long", repository.HistoryFilter{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return xs
+	}
+	waitFor(t, 10*time.Second, "a running row for the long run", func() bool {
+		xs := history()
+		return len(xs) > 0 && xs[len(xs)-1].Status == repository.ExecRunning
+	})
 	for _, b := range spy.snapshot() {
 		for _, sched := range b.scheduled {
-			if b.at.Before(sched.Add(startQuiet)) {
-				t.Fatalf("start of the %s fire recorded %v after its fire time, want >= %v",
-					sched.Format(time.TimeOnly), b.at.Sub(sched), startQuiet)
-			}
-			if r, ok := firstRun[sched]; !ok || r.After(b.at) {
-				t.Fatalf("start of the %s fire recorded before any of its jobs started", sched.Format(time.TimeOnly))
+			if b.at.Sub(sched) < startRecordAfter {
+				t.Errorf("start of the %s fire recorded %v after its fire time, want >= %v",
+					sched.Format(time.TimeOnly), b.at.Sub(sched), startRecordAfter)
 			}
 		}
 	}
+	first := history()[len(history())-1]
+	close(release)
+	waitFor(t, 10*time.Second, "the long run closed", func() bool {
+		for _, x := range history() {
+			if x.ID == first.ID {
+				return x.Status == repository.ExecSucceeded
+			}
+		}
+		return false
+	})
 }

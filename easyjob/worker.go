@@ -3,6 +3,7 @@ package easyjob
 import (
 	"context"
 	"sync"
+	"time"
 
 	"github.com/easyjob-go/easyjob/repository"
 )
@@ -28,6 +29,7 @@ func (n *node) execute(ctx context.Context, c *claim) {
 	}
 	status, runErr := repository.ExecSkipped, error(nil)
 	runCtx, endRun := ctx, endNothing
+	began := time.Now()
 	prior := n.priorChain(ctx, c) // a chain re-run after its node died resumes
 	if (c.misfire == "" || plan().run) && !c.startFailed() {
 		n.stats.fired.Add(1)
@@ -44,7 +46,14 @@ func (n *node) execute(ctx context.Context, c *claim) {
 	if !chain {
 		free() // the slot is for running jobs, not for waiting on writes
 	}
-	exec, err := c.waitStarted(n.bg.Done())
+	ran := time.Since(began)
+	exec, appendRun, err := c.recorded(n.bg.Done())
+	if err == nil && appendRun && chain {
+		// The children are recorded under the root's row: a short root's
+		// row is written now, not with its finish.
+		exec, err = n.recordStart(ctx, c)
+		appendRun = false
+	}
 	if err != nil {
 		// Not recorded (claim lost or database away): nothing to finish;
 		// reconcile releases the row if it is still ours.
@@ -58,5 +67,15 @@ func (n *node) execute(ctx context.Context, c *claim) {
 	}
 	endRun(RunResult{Status: status, Err: runErr})
 	f := n.outcome(c, exec.ID, status, runErr, plan())
+	if appendRun {
+		f.Run, f.Ran = c.runRecord(), ran
+	}
 	n.finish(c, f)
+}
+
+// recordStart writes c's start record at once, in its own statement.
+func (n *node) recordStart(ctx context.Context, c *claim) (repository.Execution, error) {
+	e, err := n.store.StartExecution(ctx, c.fence(), *c.runRecord())
+	c.setStarted(e, err)
+	return e, err
 }

@@ -111,8 +111,19 @@ type TaskStore interface {
 type Finish struct {
 	Claim       Claim
 	ExecutionID int64 // 0 when no execution row was written
-	Status      ExecStatus
-	Error       string
+	// Run, when ExecutionID is 0, is the run to append to the history in
+	// the same write: a run that ended before its start was recorded is
+	// written once, at its finish. Its ScheduledAt, Attempt, Misfire and
+	// ParentExecutionID are used; its status is Status, or ExecFenced when
+	// the fence fails. A retried finish (its first reply lost) finds the
+	// row by the start key (task, node, fire, attempt) instead of writing
+	// a second one, and replaces only a running or abandoned row there.
+	Run *Execution
+	// Ran is how long the run took: an appended row starts at the store's
+	// now minus Ran.
+	Ran    time.Duration
+	Status ExecStatus
+	Error  string
 	// Next is the next fire time and NextAttempt its attempt number.
 	Next        time.Time
 	NextAttempt int
@@ -204,7 +215,10 @@ type RecoveryStore interface {
 	// RecoverAll resets orphans to pending, each with a version check, and
 	// marks the dead node's running executions of them abandoned, in one
 	// statement, so the failover of a node holding hundreds of tasks costs
-	// one round trip.
+	// one round trip. A fire that came due while the dead node still
+	// heartbeated and has no execution of that node (a short run is only
+	// recorded at its finish, see Finish.Run) gets one, abandoned: every
+	// fire a dead node may have been running shows in the history.
 	// errs[i] is nil or wraps ErrClaimLost for rs[i].
 	RecoverAll(ctx context.Context, rs []Recovery) (errs []error, err error)
 }

@@ -52,6 +52,27 @@ func (s *Store) startLocked(c repository.Claim, e repository.Execution, now time
 	return *x, nil
 }
 
+// appendLocked returns the execution row of f's run (Finish.Run): the one
+// at its start key when there is one (a retried finish, a row recovery
+// wrote), else a new row, running until the caller closes it.
+func (s *Store) appendLocked(f repository.Finish, status repository.ExecStatus, now time.Time) *repository.Execution {
+	r := f.Run
+	for _, id := range s.execsByTask[f.Claim.ID] {
+		if x := s.execs[id]; x.NodeID == f.Claim.NodeID && x.ScheduledAt.Equal(norm(r.ScheduledAt)) && x.Attempt == max(r.Attempt, 1) {
+			return x
+		}
+	}
+	s.lastExec++
+	x := &repository.Execution{
+		ID: s.lastExec, TaskID: f.Claim.ID, ParentExecutionID: r.ParentExecutionID, NodeID: f.Claim.NodeID,
+		ScheduledAt: norm(r.ScheduledAt), StartedAt: now.Add(-f.Ran), Status: repository.ExecRunning,
+		Attempt: max(r.Attempt, 1), Misfire: r.Misfire,
+	}
+	s.execs[x.ID] = x
+	s.execsByTask[f.Claim.ID] = append(s.execsByTask[f.Claim.ID], x.ID)
+	return x
+}
+
 // Finish applies fs as one batch, each entry with its own fence.
 func (s *Store) Finish(ctx context.Context, fs []repository.Finish) ([]repository.FinishResult, error) {
 	if len(fs) == 0 {
@@ -77,13 +98,16 @@ func (s *Store) Finish(ctx context.Context, fs []repository.Finish) ([]repositor
 			out[i].Err = fmt.Errorf("easyjob: finish of task %d at version %d by node %d: %w",
 				f.Claim.ID, f.Claim.Version, f.Claim.NodeID, repository.ErrClaimLost)
 		}
-		if x := s.execs[f.ExecutionID]; x != nil &&
-			(x.Status == repository.ExecRunning || x.Status == repository.ExecAbandoned) {
-			x.Status = f.Status
-			if t == nil {
-				x.Status = repository.ExecFenced
-			}
-			x.FinishedAt, x.Error = now, f.Error
+		status := f.Status
+		if t == nil {
+			status = repository.ExecFenced
+		}
+		x := s.execs[f.ExecutionID]
+		if f.ExecutionID == 0 && f.Run != nil {
+			x = s.appendLocked(f, status, now)
+		}
+		if x != nil && (x.Status == repository.ExecRunning || x.Status == repository.ExecAbandoned) {
+			x.Status, x.FinishedAt, x.Error = status, now, f.Error
 		}
 	}
 	for g := range handedOff {

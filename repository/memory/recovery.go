@@ -52,16 +52,36 @@ func (s *Store) RecoverAll(ctx context.Context, rs []repository.Recovery) ([]err
 				r.Ref.ID, r.Ref.Version, r.DeadNode, repository.ErrClaimLost)
 			continue
 		}
+		fire, attempt := t.NextStartTime, max(t.Attempt, 1)
 		t.Status, t.NodeID, t.UpdatedAt = repository.TaskPending, 0, now
 		t.Version++
 		if !r.Next.IsZero() {
 			t.NextStartTime = norm(r.Next)
 		}
+		msg := fmt.Sprintf("node %d died", r.DeadNode)
+		seen := false // the dead node has a row for the fire it held
 		for _, xid := range s.execsByTask[t.ID] {
-			if x := s.execs[xid]; x.NodeID == r.DeadNode && x.Status == repository.ExecRunning {
-				x.Status, x.FinishedAt = repository.ExecAbandoned, now
-				x.Error = fmt.Sprintf("node %d died", r.DeadNode)
-				t.LastStatus, t.LastError = repository.ExecAbandoned, x.Error
+			x := s.execs[xid]
+			if x.NodeID != r.DeadNode {
+				continue
+			}
+			seen = seen || (x.ScheduledAt.Equal(fire) && x.Attempt == attempt)
+			if x.Status == repository.ExecRunning {
+				x.Status, x.FinishedAt, x.Error = repository.ExecAbandoned, now, msg
+				t.LastStatus, t.LastError = repository.ExecAbandoned, msg
+			}
+		}
+		// A fire due while the node still heartbeated may have run without
+		// a start record (short runs are recorded at their finish).
+		if n, ok := s.nodes[r.DeadNode]; ok && !fire.After(n.HeartbeatAt) {
+			t.LastStatus, t.LastError = repository.ExecAbandoned, msg
+			if !seen {
+				s.lastExec++
+				s.execs[s.lastExec] = &repository.Execution{
+					ID: s.lastExec, TaskID: t.ID, NodeID: r.DeadNode, ScheduledAt: fire, StartedAt: now, FinishedAt: now,
+					Status: repository.ExecAbandoned, Error: msg, Attempt: attempt,
+				}
+				s.execsByTask[t.ID] = append(s.execsByTask[t.ID], s.lastExec)
 			}
 		}
 		s.notifyLocked(t.Group)

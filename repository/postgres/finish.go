@@ -26,6 +26,11 @@ import (
 //     (two finishes of one task at different versions stay apart);
 //   - x closes each execution, as 'fenced' when its finish did not apply
 //     (the left join from v to u tells which);
+//   - a appends the execution of a run that had no start record (a short
+//     run is written once, here: history is append-only on the hot path),
+//     'fenced' likewise; a retry whose first reply was lost meets its own
+//     row on the start key and leaves it, while a row recovery wrote as
+//     abandoned (a zombie's fire) takes the zombie's outcome, as x does;
 //   - n wakes the group's listeners when a handed-off row ended pending
 //     (the count in the final WHERE makes the CTE run);
 //   - the final select returns, in batch order, the written task row or
@@ -37,8 +42,10 @@ import (
 // Only the keep branch leaves the task claimed.
 const finishSQL = `WITH v AS (
   SELECT * FROM unnest(?::int[], ?::bigint[], ?::bigint[], ?::bigint[], ?::bigint[], ?::text[], ?::text[],
-    ?::timestamptz[], ?::int[], ?::text[], ?::bool[], ?::bool[], ?::bool[])
-    AS v(ord, id, version, node_id, exec_id, status, err, next, attempt, cron, done, keep, handoff)
+    ?::timestamptz[], ?::int[], ?::text[], ?::bool[], ?::bool[], ?::bool[],
+    ?::bool[], ?::timestamptz[], ?::int[], ?::text[], ?::bigint[], ?::bigint[])
+    AS v(ord, id, version, node_id, exec_id, status, err, next, attempt, cron, done, keep, handoff,
+      run, scheduled, run_attempt, misfire, parent, ran_us)
 ),
 l AS (
   SELECT c.id, c.version, c.node_id FROM easyjob_tasks c
@@ -87,6 +94,19 @@ x AS (
   WHERE e.id = ANY(?::bigint[]) AND v.exec_id <> 0 AND e.id = v.exec_id AND e.status IN ('running', 'abandoned')
   RETURNING e.id
 ),
+a AS (
+  INSERT INTO easyjob_executions AS e
+    (task_id, parent_execution_id, node_id, scheduled_at, attempt, misfire, status, error, started_at, finished_at)
+  SELECT v.id, nullif(v.parent, 0), v.node_id, v.scheduled, greatest(v.run_attempt, 1), v.misfire,
+    CASE WHEN u.ord IS NULL THEN 'fenced' ELSE v.status END, v.err,
+    now() - v.ran_us * interval '1 microsecond', now()
+  FROM v LEFT JOIN u ON u.ord = v.ord
+  WHERE v.run
+  ON CONFLICT (task_id, node_id, scheduled_at, attempt) DO UPDATE
+    SET status = excluded.status, error = excluded.error, finished_at = excluded.finished_at
+    WHERE e.status IN ('running', 'abandoned')
+  RETURNING e.id
+),
 n AS (
   SELECT pg_notify('` + notifyChannel + `', g.group_name) FROM (
     SELECT DISTINCT u.group_name FROM u JOIN v ON v.ord = u.ord WHERE v.handoff AND u.status = 'pending'
@@ -115,12 +135,25 @@ func (s *Store) Finish(ctx context.Context, fs []repository.Finish) ([]repositor
 		c.done = append(c.done, f.Done)
 		c.keep = append(c.keep, f.Keep)
 		c.handoff = append(c.handoff, f.Handoff)
+		run := f.ExecutionID == 0 && f.Run != nil
+		r := repository.Execution{ScheduledAt: time.Unix(0, 0)}
+		if run {
+			r = *f.Run
+		}
+		c.run = append(c.run, run)
+		c.scheduled = append(c.scheduled, r.ScheduledAt)
+		c.runAttempt = append(c.runAttempt, int32(r.Attempt))
+		c.misfire = append(c.misfire, string(r.Misfire))
+		c.parent = append(c.parent, r.ParentExecutionID)
+		c.ranUS = append(c.ranUS, f.Ran.Microseconds())
 	}
 	args := []any{
 		pgdialect.Array(c.ord), pgdialect.Array(c.id), pgdialect.Array(c.version), pgdialect.Array(c.node),
 		pgdialect.Array(c.exec), pgdialect.Array(c.status), pgdialect.Array(c.err), pgdialect.Array(c.next),
 		pgdialect.Array(c.attempt), pgdialect.Array(c.cron), pgdialect.Array(c.done), pgdialect.Array(c.keep),
 		pgdialect.Array(c.handoff),
+		pgdialect.Array(c.run), pgdialect.Array(c.scheduled), pgdialect.Array(c.runAttempt), pgdialect.Array(c.misfire),
+		pgdialect.Array(c.parent), pgdialect.Array(c.ranUS),
 		pgdialect.Array(c.id), pgdialect.Array(c.id), pgdialect.Array(c.exec),
 	}
 	q := fmt.Sprintf(finishSQL, taskCols("t"), taskCols("u"))
@@ -156,11 +189,12 @@ func (s *Store) Finish(ctx context.Context, fs []repository.Finish) ([]repositor
 
 // finishColumns is a Finish batch column by column, for unnest.
 type finishColumns struct {
-	ord, attempt            []int32
-	id, version, node, exec []int64
-	status, err, cron       []string
-	next                    []*time.Time
-	done, keep, handoff     []bool
+	ord, attempt, runAttempt               []int32
+	id, version, node, exec, parent, ranUS []int64
+	status, err, cron, misfire             []string
+	next                                   []*time.Time
+	scheduled                              []time.Time
+	done, keep, handoff, run               []bool
 }
 
 // nullTimePtr maps the zero time to a NULL array element.

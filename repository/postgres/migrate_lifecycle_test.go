@@ -83,3 +83,86 @@ SELECT id, 7, now(), 'succeeded', now() FROM easyjob_tasks WHERE name = 'five'`)
 		t.Fatal(err)
 	}
 }
+
+// TestMigrateHotTasksInPlace upgrades a database written before 0008 (a
+// due pending task, a claimed one, history) and checks that nothing is
+// lost, the loader finds the due task through due_at, and a claim, a kept
+// finish and a release keep due_at equal to next_start_time on pending
+// rows; then it migrates down and up again.
+func TestMigrateHotTasksInPlace(t *testing.T) {
+	s := openRaw(t, pgtest.NewDatabase(t))
+	ctx := context.Background()
+	if err := s.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.MigrateDown(ctx, postgres.LatestSchemaVersion()-7); err != nil {
+		t.Fatal(err)
+	}
+	exec := func(q string, args ...any) {
+		t.Helper()
+		if _, err := s.DB().ExecContext(ctx, q, args...); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	exec(`INSERT INTO easyjob_tasks (group_name, name, cron, code_cron, status, next_start_time)
+VALUES ('g', 'due', '* * * * * *', '* * * * * *', 'pending', now() - interval '1 second'),
+       ('g', 'held', '* * * * * *', '* * * * * *', 'doing', now() + interval '1 hour')`)
+	exec(`INSERT INTO easyjob_executions (task_id, node_id, scheduled_at, status, finished_at)
+SELECT id, 7, now(), 'succeeded', now() FROM easyjob_tasks`)
+
+	if err := s.Migrate(ctx); err != nil {
+		t.Fatalf("migrate up over existing rows: %v", err)
+	}
+	dueEqualsNext := func(when string) {
+		t.Helper()
+		var bad int
+		if err := s.DB().QueryRowContext(ctx,
+			`SELECT count(*) FROM easyjob_tasks WHERE status = 'pending' AND due_at IS DISTINCT FROM next_start_time`).Scan(&bad); err != nil || bad != 0 {
+			t.Fatalf("%s: %d pending rows with due_at <> next_start_time (%v)", when, bad, err)
+		}
+	}
+	dueEqualsNext("after the upgrade")
+	var execs int
+	if err := s.DB().QueryRowContext(ctx, `SELECT count(*) FROM easyjob_executions`).Scan(&execs); err != nil || execs != 2 {
+		t.Fatalf("history after the upgrade: %d rows, %v; want 2", execs, err)
+	}
+	due, err := s.DueTasks(ctx, repository.DueQuery{Group: "g", Names: []string{"due", "held"}, Window: time.Second})
+	if err != nil || len(due.Tasks) != 1 || due.Tasks[0].Name != "due" {
+		t.Fatalf("DueTasks after the upgrade = %+v, %v; want the due task", due.Tasks, err)
+	}
+
+	node, err := s.RegisterNode(ctx, "g", "n", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	won, err := s.Claim(ctx, node.ID, []repository.TaskRef{due.Tasks[0].Ref()})
+	if err != nil || len(won) != 1 {
+		t.Fatalf("claim: %+v, %v", won, err)
+	}
+	res, err := s.Finish(ctx, []repository.Finish{{
+		Claim: won[0].Claim(), Status: repository.ExecSucceeded, Next: due.Now.Add(time.Second), NextAttempt: 1,
+		Cron: won[0].Cron, Keep: true, Run: &repository.Execution{ScheduledAt: won[0].NextStartTime, Attempt: 1},
+	}})
+	if err != nil || res[0].Err != nil {
+		t.Fatalf("kept finish: %+v, %v", res, err)
+	}
+	if n, err := s.Release(ctx, []repository.Claim{res[0].Task.Claim()}); err != nil || n != 1 {
+		t.Fatalf("release: %d, %v", n, err)
+	}
+	dueEqualsNext("after claim, kept finish and release")
+	due, err = s.DueTasks(ctx, repository.DueQuery{Group: "g", Names: []string{"due"}, Window: 2 * time.Second})
+	if err != nil || len(due.Tasks) != 1 || !due.Tasks[0].NextStartTime.Equal(res[0].Task.NextStartTime) {
+		t.Fatalf("DueTasks after the release = %+v, %v; want the task at its kept next fire", due.Tasks, err)
+	}
+
+	if err := s.MigrateDown(ctx, postgres.LatestSchemaVersion()-7); err != nil {
+		t.Fatalf("migrate down: %v", err)
+	}
+	if err := s.DB().QueryRowContext(ctx, `SELECT count(*) FROM easyjob_executions`).Scan(&execs); err != nil || execs != 3 {
+		t.Fatalf("history after down: %d rows, %v; want 3", execs, err)
+	}
+	if err := s.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	dueEqualsNext("after down and up")
+}

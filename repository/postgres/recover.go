@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/uptrace/bun/dialect/pgdialect"
+
 	"github.com/easyjob-go/easyjob/repository"
 )
 
@@ -28,35 +30,41 @@ ORDER BY t.id`
 	return out, nil
 }
 
-// recoverSQL resets a batch of orphans in one statement: the
-// version-checked reset of each task (rows locked in id order, like every
-// batch write), the abandonment of the dead node's running executions of
-// the tasks reset (x reads u), one wake-up of the group, and per request
-// whether it applied.
+// recoverSQL resets a batch of orphans in one statement, each row reached
+// by primary key (the id array), the batch sent as one array per column:
+// the version-checked reset of each task (rows locked in id order, like
+// every batch write), the abandonment of the dead node's running
+// executions of the tasks reset (x reads u), an abandoned row for a fire
+// that came due while the dead node still heartbeated and has no row of
+// that node (a short run is recorded only at its finish), one wake-up of
+// the group, and per request whether it applied.
 //
 // A StartExecution of the same claim racing this statement (a zombie node
 // resuming at that instant) may insert an execution this statement's
 // snapshot cannot see; it stays running until the zombie's finish, which
 // is fenced, closes it as fenced (TestStartExecutionRacingRecover).
-const recoverSQL = `WITH v(ord, id, version, node_id, next, err) AS (
-  VALUES %s
+const recoverSQL = `WITH v AS (
+  SELECT * FROM unnest(?::int[], ?::bigint[], ?::bigint[], ?::bigint[], ?::timestamptz[], ?::text[])
+    AS v(ord, id, version, node_id, next, err)
 ),
 l AS (
-  SELECT c.id FROM easyjob_tasks c JOIN v ON c.id = v.id
-  WHERE c.version = v.version AND c.node_id = v.node_id AND c.status = 'doing'
+  SELECT c.id, c.next_start_time AS fire, c.attempt, c.next_start_time <= hb.heartbeat_at AS due_alive
+  FROM easyjob_tasks c JOIN v ON c.id = v.id
+  LEFT JOIN easyjob_nodes hb ON hb.id = v.node_id
+  WHERE c.id = ANY(?::bigint[]) AND c.version = v.version AND c.node_id = v.node_id AND c.status = 'doing'
   ORDER BY c.id FOR NO KEY UPDATE OF c
 ),
 u AS (
   UPDATE easyjob_tasks t
   SET status = 'pending', node_id = NULL, version = t.version + 1, updated_at = now(),
       next_start_time = coalesce(v.next, t.next_start_time),
-      last_status = CASE WHEN EXISTS (SELECT 1 FROM easyjob_executions r
+      last_status = CASE WHEN l.due_alive OR EXISTS (SELECT 1 FROM easyjob_executions r
         WHERE r.task_id = t.id AND r.node_id = v.node_id AND r.status = 'running') THEN 'abandoned' ELSE t.last_status END,
-      last_error = CASE WHEN EXISTS (SELECT 1 FROM easyjob_executions r
+      last_error = CASE WHEN l.due_alive OR EXISTS (SELECT 1 FROM easyjob_executions r
         WHERE r.task_id = t.id AND r.node_id = v.node_id AND r.status = 'running') THEN v.err ELSE t.last_error END
   FROM v JOIN l ON l.id = v.id
-  WHERE t.id = v.id AND t.version = v.version AND t.node_id = v.node_id AND t.status = 'doing'
-  RETURNING v.ord, t.id, t.group_name, v.node_id AS dead, v.err
+  WHERE t.id = ANY(?::bigint[]) AND t.id = v.id AND t.version = v.version AND t.node_id = v.node_id AND t.status = 'doing'
+  RETURNING v.ord, t.id, t.group_name, v.node_id AS dead, v.err, l.fire, l.attempt, l.due_alive
 ),
 x AS (
   UPDATE easyjob_executions e
@@ -64,6 +72,12 @@ x AS (
   FROM u
   WHERE e.task_id = u.id AND e.node_id = u.dead AND e.status = 'running'
   RETURNING e.id
+),
+a AS (
+  INSERT INTO easyjob_executions (task_id, node_id, scheduled_at, attempt, status, started_at, finished_at, error)
+  SELECT u.id, u.dead, u.fire, greatest(u.attempt, 1), 'abandoned', now(), now(), u.err FROM u WHERE u.due_alive
+  ON CONFLICT (task_id, node_id, scheduled_at, attempt) DO NOTHING
+  RETURNING id
 ),
 n AS (SELECT pg_notify('` + notifyChannel + `', g.name) FROM (SELECT DISTINCT group_name AS name FROM u) g)
 SELECT v.ord, u.ord IS NOT NULL, (SELECT count(*) FROM n) FROM v LEFT JOIN u ON u.ord = v.ord ORDER BY v.ord`
@@ -73,14 +87,25 @@ func (s *Store) RecoverAll(ctx context.Context, rs []repository.Recovery) ([]err
 	if len(rs) == 0 {
 		return nil, nil
 	}
-	rows := make([]string, len(rs))
-	args := make([]any, 0, 6*len(rs))
+	var (
+		ord               []int32
+		id, version, node []int64
+		next              []*time.Time
+		msg               []string
+	)
 	for i, r := range rs {
-		rows[i] = "(?::int, ?::bigint, ?::bigint, ?::bigint, ?::timestamptz, ?::text)"
-		args = append(args, i, int64(r.Ref.ID), r.Ref.Version, int64(r.DeadNode), nullTime(r.Next),
-			fmt.Sprintf("node %d died", r.DeadNode))
+		ord = append(ord, int32(i))
+		id = append(id, int64(r.Ref.ID))
+		version = append(version, r.Ref.Version)
+		node = append(node, int64(r.DeadNode))
+		next = append(next, nullTimePtr(r.Next))
+		msg = append(msg, fmt.Sprintf("node %d died", r.DeadNode))
 	}
-	res, err := s.db.QueryContext(ctx, fmt.Sprintf(recoverSQL, join(rows)), args...)
+	args := []any{
+		pgdialect.Array(ord), pgdialect.Array(id), pgdialect.Array(version), pgdialect.Array(node),
+		pgdialect.Array(next), pgdialect.Array(msg), pgdialect.Array(id), pgdialect.Array(id),
+	}
+	res, err := s.db.QueryContext(ctx, recoverSQL, args...)
 	if err != nil {
 		return nil, fmt.Errorf("easyjob/postgres: recover %d tasks: %w", len(rs), err)
 	}

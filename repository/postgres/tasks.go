@@ -13,6 +13,9 @@ import (
 // returns the database's now with them. The clock is read in the same
 // statement (a left join of a one-row clock), so an empty answer still
 // costs one round trip and the caller's clock-offset estimate stays fresh.
+// It reads due_at, which equals next_start_time on every pending row and
+// is the only one of the two indexed (migration 0008: a kept claim's
+// update stays HOT).
 func (s *Store) DueTasks(ctx context.Context, q repository.DueQuery) (repository.Due, error) {
 	limit := "ALL"
 	args := []any{q.Group, pgdialect.Array(nonNil(q.Names)), micros(q.Window)}
@@ -26,8 +29,8 @@ LEFT JOIN LATERAL (
   SELECT * FROM easyjob_tasks d
   WHERE d.group_name = ? AND d.status = 'pending' AND d.parent_id IS NULL
     AND d.name = ANY(?::text[])
-    AND d.next_start_time <= c.now + (?::bigint * interval '1 microsecond')
-  ORDER BY d.next_start_time, d.id
+    AND d.due_at <= c.now + (?::bigint * interval '1 microsecond')
+  ORDER BY d.due_at, d.id
   LIMIT ` + limit + `
 ) t ON true`
 	rows, err := s.db.QueryContext(ctx, sqlText, args...)

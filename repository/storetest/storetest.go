@@ -52,6 +52,7 @@ func Run(t *testing.T, newStore func(t *testing.T) repository.Store) {
 		{"Claim", claimCases},
 		{"Executions", executionCases},
 		{"Finish", finishCases},
+		{"Append", appendCases},
 		{"History", historyCases},
 		{"Recovery", recoveryCases},
 		{"ChainRun", chainRunCases},

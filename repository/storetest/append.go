@@ -1,0 +1,103 @@
+package storetest
+
+import (
+	"time"
+
+	"github.com/easyjob-go/easyjob/repository"
+)
+
+// A short run has no start record: its finish appends the execution
+// (Finish.Run), once, fenced like the rest; recovery gives a fire a dead
+// node may have been running an abandoned row.
+var appendCases = []testCase{
+	{"FinishAppendsRun", testFinishAppendsRun},
+	{"FinishAppendsFenced", testFinishAppendsFenced},
+	{"RecoverAbandonsUnrecordedFire", testRecoverAbandonsUnrecorded},
+}
+
+// appended is a keep finish of held that appends its run.
+func appended(held repository.Task, st repository.ExecStatus, ran time.Duration) repository.Finish {
+	f := keep(held, 0, st)
+	f.Run = &repository.Execution{ScheduledAt: held.NextStartTime, Attempt: held.Attempt, Misfire: repository.MisfireFireOnceNow}
+	f.Ran = ran
+	return f
+}
+
+func testFinishAppendsRun(e *env) {
+	node := e.node("worker")
+	held := e.claimed("job", node.ID)
+	f := appended(held, repository.ExecSucceeded, 2*time.Second)
+	before := e.now()
+	e.finishHeld(f)
+	after := e.now()
+	xs := e.history("job", repository.HistoryFilter{})
+	if len(xs) != 1 {
+		e.t.Fatalf("history after one appended run = %d rows, want 1: %+v", len(xs), xs)
+	}
+	x := xs[0]
+	e.within("appended finished_at", x.FinishedAt, before, after)
+	if d := x.FinishedAt.Sub(x.StartedAt); d < 2*time.Second-time.Millisecond || d > 2*time.Second+time.Millisecond {
+		e.t.Errorf("appended run lasted %v, want the 2s it ran", d)
+	}
+	want := repository.Execution{
+		ID: x.ID, TaskID: held.ID, TaskName: "job", NodeID: node.ID, ScheduledAt: held.NextStartTime,
+		StartedAt: x.StartedAt, FinishedAt: x.FinishedAt, Status: repository.ExecSucceeded,
+		Attempt: max(held.Attempt, 1), Misfire: repository.MisfireFireOnceNow,
+	}
+	e.sameExec("appended run", x, want)
+
+	// The same finish again (its first reply lost): fenced, no second row,
+	// the first outcome kept.
+	r := e.finish(f)[0]
+	e.wantErr("retried appending finish", r.Err, repository.ErrClaimLost, "")
+	if xs := e.history("job", repository.HistoryFilter{}); len(xs) != 1 || xs[0].Status != repository.ExecSucceeded {
+		e.t.Errorf("history after the retry = %+v, want the one succeeded row", xs)
+	}
+}
+
+func testFinishAppendsFenced(e *env) {
+	node := e.node("worker")
+	held := e.claimed("job", node.ID)
+	if n, err := e.s.Release(e.ctx, []repository.Claim{held.Claim()}); err != nil || n != 1 {
+		e.t.Fatalf("Release = %d, %v", n, err)
+	}
+	r := e.finish(appended(held, repository.ExecSucceeded, time.Millisecond))[0]
+	e.wantErr("appending finish of a lost claim", r.Err, repository.ErrClaimLost, "")
+	xs := e.history("job", repository.HistoryFilter{})
+	if len(xs) != 1 || xs[0].Status != repository.ExecFenced || xs[0].NodeID != node.ID {
+		e.t.Fatalf("history = %+v, want one fenced row of node %d", xs, node.ID)
+	}
+}
+
+func testRecoverAbandonsUnrecorded(e *env) {
+	dead := e.node("dead")
+	// due a second ago, while the node heartbeated: it may have run.
+	due := e.claimed("due", dead.ID)
+	// due in an hour: the node was dead before it came due.
+	later := e.claim(dead.ID, e.upsert(def("later", e.now().Add(time.Hour)))[0])[0]
+	if _, err := e.s.Heartbeat(e.ctx, dead); err != nil {
+		e.t.Fatal(err)
+	}
+	for _, t := range []repository.Task{due, later} {
+		if err := e.recover(repository.Recovery{Ref: t.Ref(), DeadNode: dead.ID}); err != nil {
+			e.t.Fatalf("recover %s: %v", t.Name, err)
+		}
+	}
+	xs := e.history("due", repository.HistoryFilter{})
+	if len(xs) != 1 || xs[0].Status != repository.ExecAbandoned || xs[0].NodeID != dead.ID ||
+		!xs[0].ScheduledAt.Equal(due.NextStartTime) || xs[0].Attempt != max(due.Attempt, 1) {
+		e.t.Fatalf("history of the due fire = %+v, want one abandoned row of node %d at %v", xs, dead.ID, due.NextStartTime)
+	}
+	if got := e.task("due"); got.LastStatus != repository.ExecAbandoned {
+		e.t.Errorf("recovered due task's last status = %q, want abandoned", got.LastStatus)
+	}
+	if xs := e.history("later", repository.HistoryFilter{}); len(xs) != 0 {
+		e.t.Errorf("a fire due after the node's last heartbeat got rows: %+v", xs)
+	}
+	// The zombie's late finish of the fire: fenced, recorded on that row.
+	r := e.finish(appended(due, repository.ExecSucceeded, time.Millisecond))[0]
+	e.wantErr("zombie's appending finish", r.Err, repository.ErrClaimLost, "")
+	if xs := e.history("due", repository.HistoryFilter{}); len(xs) != 1 || xs[0].Status != repository.ExecFenced {
+		e.t.Errorf("history after the zombie's finish = %+v, want its one row fenced", xs)
+	}
+}
