@@ -24,25 +24,31 @@ type completer struct {
 }
 
 type finishReq struct {
-	f    repository.Finish
-	done chan repository.FinishResult
+	f     repository.Finish
+	quiet time.Time // not written before this local time (see run)
+	done  chan repository.FinishResult
 }
 
 // maxFinishBatch bounds one Finish statement, maxFinishInFlight the
-// statements one node has in flight.
+// statements one node has in flight. finishQuiet is how long after its
+// fire time a finish is written at the earliest: the jobs of a second
+// start on every node of the group at once, and the statements should
+// not take the CPU they start on (the database often shares their host).
 const (
 	maxFinishBatch    = 500
 	maxFinishInFlight = 4
+	finishQuiet       = 15 * time.Millisecond
 )
 
 func newCompleter(store repository.Store, log zerolog.Logger) *completer {
 	return &completer{store: store, log: log, in: make(chan finishReq, maxFinishBatch)}
 }
 
-// finish submits f and waits for its result. It gives up only when ctx
-// (the caller's patience) is done.
-func (c *completer) finish(ctx context.Context, f repository.Finish) repository.FinishResult {
-	req := finishReq{f: f, done: make(chan repository.FinishResult, 1)}
+// finish submits f, the finish of a fire at local time fired, and waits
+// for its result. It gives up only when ctx (the caller's patience) is
+// done.
+func (c *completer) finish(ctx context.Context, f repository.Finish, fired time.Time) repository.FinishResult {
+	req := finishReq{f: f, quiet: fired.Add(finishQuiet), done: make(chan repository.FinishResult, 1)}
 	select {
 	case c.in <- req:
 	case <-ctx.Done():
@@ -58,8 +64,11 @@ func (c *completer) finish(ctx context.Context, f repository.Finish) repository.
 
 // run writes batches until ctx is done, and waits for those in flight. A
 // failed statement is retried with backoff: a result is never dropped
-// while the node lives.
-func (c *completer) run(ctx context.Context) {
+// while the node lives. Before a batch goes out, settle waits (briefly)
+// for the fires queued behind a burst to get a worker, and the batch
+// waits for its first finish's quiet time: the statement should not take
+// CPU from jobs still starting, and the batch grows meanwhile.
+func (c *completer) run(ctx context.Context, settle func(context.Context)) {
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	slots := make(chan struct{}, maxFinishInFlight)
@@ -77,6 +86,10 @@ func (c *completer) run(ctx context.Context) {
 			return
 		case r := <-c.in:
 			batch = append(batch, r)
+		}
+		settle(ctx)
+		if wait := time.Until(batch[0].quiet); wait > 0 {
+			sleep(ctx, wait)
 		}
 	collect:
 		for len(batch) < maxFinishBatch {

@@ -58,7 +58,7 @@ func (n *node) finish(c *claim, f repository.Finish) repository.FinishResult {
 	n.claims.gate.RLock()
 	defer n.claims.gate.RUnlock()
 	epoch := n.claims.currentEpoch() // a kept claim renewed across a silence is void (see claimRefs)
-	res := n.completer.finish(n.bg, f)
+	res := n.completer.finish(n.bg, f, c.localAt)
 	n.counts.add(time.Now())
 	switch {
 	case errors.Is(res.Err, repository.ErrClaimLost):

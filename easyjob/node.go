@@ -136,7 +136,7 @@ func (n *node) run(ctx context.Context) error {
 	n.pool = newPool(context.WithoutCancel(ctx), n.cfg.Workers, n.execute)
 	n.starter = newStarter(n.store, n.log, n.pool, &n.stats, func() { n.dirty.Store(true) })
 	var bgWG, workWG sync.WaitGroup
-	bgWG.Go(func() { n.completer.run(bg) })
+	bgWG.Go(func() { n.completer.run(bg, func(ctx context.Context) { n.pool.waitSettled(ctx, maxStartDefer) }) })
 	bgWG.Go(func() { n.starter.run(bg) })
 	bgWG.Go(func() { loop(bg, n.log, "heartbeat", n.cfg.HeartbeatInterval, nil, n.heartbeat) })
 	bgWG.Go(func() { n.watchSilence(bg) })

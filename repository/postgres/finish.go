@@ -16,16 +16,17 @@ import (
 //     one array per column (unnest), so the statement's text and plan do
 //     not grow with the batch: parsing N VALUES rows of casts cost more
 //     than executing them;
-//   - l locks the fenced rows in id order (as lockFenced does);
-//   - every statement reaches its rows by primary key through an id array
-//     (t.id = ANY, e.id = ANY): joined to the CTEs alone, the planner
-//     estimated them at one row and chose plans that scanned every task
-//     of the node or every running execution for each finished row;
-//   - u updates every task whose fence holds and returns v.ord, so a
-//     finish is known to have applied by its position, not by task id
-//     (two finishes of one task at different versions stay apart);
-//   - x closes each execution, as 'fenced' when its finish did not apply
-//     (the left join from v to u tells which);
+//   - l locks every task row of the batch in id order (as lockFenced does)
+//     and says per row whether its fence holds (held), carrying v along;
+//   - each statement reads one CTE and reaches table rows by primary key
+//     only (the id arrays, fenceHolds): a join between two CTEs, each
+//     estimated at one row, was planned as a nested loop that scanned one
+//     for every row of the other, and fence tests as index conditions
+//     read every held task of the node per row;
+//   - u updates the held rows (locked: nothing can change them meanwhile)
+//     and returns each one's ord, so a finish is known to have applied by
+//     its position, not by task id;
+//   - x closes each recorded execution, as 'fenced' when its fence failed;
 //   - a appends the execution of a run that had no start record (a short
 //     run is written once, here: history is append-only on the hot path),
 //     'fenced' likewise; a retry whose first reply was lost meets its own
@@ -33,8 +34,8 @@ import (
 //     abandoned (a zombie's fire) takes the zombie's outcome, as x does;
 //   - n wakes the group's listeners when a handed-off row ended pending
 //     (the count in the final WHERE makes the CTE run);
-//   - the final select returns, in batch order, the written task row or
-//     NULLs for a lost fence.
+//   - the final select returns the written rows with their ord; a finish
+//     missing from it lost its fence.
 //
 // The CASE ladders follow the priority of docs/store-semantics.md: done,
 // then a trigger requested meanwhile, then a cron rescheduled meanwhile,
@@ -48,60 +49,60 @@ const finishSQL = `WITH v AS (
       run, scheduled, run_attempt, misfire, parent, ran_us)
 ),
 l AS (
-  SELECT c.id, c.version, c.node_id FROM easyjob_tasks c
-  JOIN v ON c.id = v.id AND c.version = v.version AND c.node_id = v.node_id
-  WHERE c.id = ANY(?::bigint[]) AND c.status = 'doing'
+  SELECT v.*, ` + fenceHolds + ` AS held
+  FROM easyjob_tasks c JOIN v ON c.id = v.id
+  WHERE c.id = ANY(?::bigint[])
   ORDER BY c.id
   FOR NO KEY UPDATE OF c
 ),
 u AS (
   UPDATE easyjob_tasks t SET
     version = t.version + 1,
-    last_status = v.status,
-    last_error = v.err,
+    last_status = l.status,
+    last_error = l.err,
     last_finished_at = now(),
     updated_at = now(),
     status = CASE
-      WHEN v.done THEN 'finished'
+      WHEN l.done THEN 'finished'
       WHEN t.trigger_requested THEN 'pending'
-      WHEN t.cron <> v.cron THEN CASE WHEN t.paused THEN 'paused' ELSE 'pending' END
+      WHEN t.cron <> l.cron THEN CASE WHEN t.paused THEN 'paused' ELSE 'pending' END
       WHEN t.paused THEN 'paused'
-      WHEN v.keep THEN 'doing'
+      WHEN l.keep THEN 'doing'
       ELSE 'pending' END,
     node_id = CASE
-      WHEN NOT v.done AND NOT t.trigger_requested AND t.cron = v.cron AND NOT t.paused AND v.keep
+      WHEN NOT l.done AND NOT t.trigger_requested AND t.cron = l.cron AND NOT t.paused AND l.keep
       THEN t.node_id END,
     next_start_time = CASE
-      WHEN v.done THEN t.next_start_time
+      WHEN l.done THEN t.next_start_time
       WHEN t.trigger_requested THEN now()
-      WHEN t.cron <> v.cron THEN t.next_start_time
-      ELSE coalesce(v.next, t.next_start_time) END,
+      WHEN t.cron <> l.cron THEN t.next_start_time
+      ELSE coalesce(l.next, t.next_start_time) END,
     attempt = CASE
-      WHEN v.done THEN t.attempt
-      WHEN t.trigger_requested OR t.cron <> v.cron THEN 1
-      ELSE v.attempt END,
-    trigger_requested = CASE WHEN v.done THEN t.trigger_requested ELSE false END
-  FROM v JOIN l ON l.id = v.id AND l.version = v.version AND l.node_id = v.node_id
-  WHERE t.id = ANY(?::bigint[]) AND t.id = v.id AND t.version = v.version AND t.node_id = v.node_id AND t.status = 'doing'
-  RETURNING v.ord, %s
+      WHEN l.done THEN t.attempt
+      WHEN t.trigger_requested OR t.cron <> l.cron THEN 1
+      ELSE l.attempt END,
+    trigger_requested = CASE WHEN l.done THEN t.trigger_requested ELSE false END
+  FROM l
+  WHERE t.id = l.id AND l.held
+  RETURNING l.ord, l.handoff, %s
 ),
 x AS (
   UPDATE easyjob_executions e SET
-    status = CASE WHEN u.ord IS NULL THEN 'fenced' ELSE v.status END,
+    status = CASE WHEN l.held THEN l.status ELSE 'fenced' END,
     finished_at = now(),
-    error = v.err
-  FROM v LEFT JOIN u ON u.ord = v.ord
-  WHERE e.id = ANY(?::bigint[]) AND v.exec_id <> 0 AND e.id = v.exec_id AND e.status IN ('running', 'abandoned')
+    error = l.err
+  FROM l
+  WHERE e.id = ANY(?::bigint[]) AND e.id = l.exec_id AND l.exec_id <> 0 AND e.status IN ('running', 'abandoned')
   RETURNING e.id
 ),
 a AS (
   INSERT INTO easyjob_executions AS e
     (task_id, parent_execution_id, node_id, scheduled_at, attempt, misfire, status, error, started_at, finished_at)
-  SELECT v.id, nullif(v.parent, 0), v.node_id, v.scheduled, greatest(v.run_attempt, 1), v.misfire,
-    CASE WHEN u.ord IS NULL THEN 'fenced' ELSE v.status END, v.err,
-    now() - v.ran_us * interval '1 microsecond', now()
-  FROM v LEFT JOIN u ON u.ord = v.ord
-  WHERE v.run
+  SELECT l.id, nullif(l.parent, 0), l.node_id, l.scheduled, greatest(l.run_attempt, 1), l.misfire,
+    CASE WHEN l.held THEN l.status ELSE 'fenced' END, l.err,
+    now() - l.ran_us * interval '1 microsecond', now()
+  FROM l
+  WHERE l.run AND l.exec_id = 0
   ON CONFLICT (task_id, node_id, scheduled_at, attempt) DO UPDATE
     SET status = excluded.status, error = excluded.error, finished_at = excluded.finished_at
     WHERE e.status IN ('running', 'abandoned')
@@ -109,10 +110,10 @@ a AS (
 ),
 n AS (
   SELECT pg_notify('` + notifyChannel + `', g.group_name) FROM (
-    SELECT DISTINCT u.group_name FROM u JOIN v ON v.ord = u.ord WHERE v.handoff AND u.status = 'pending'
+    SELECT DISTINCT u.group_name FROM u WHERE u.handoff AND u.status = 'pending'
   ) g
 )
-SELECT %s FROM v LEFT JOIN u ON u.ord = v.ord WHERE (SELECT count(*) FROM n) >= 0 ORDER BY v.ord`
+SELECT u.ord, %s FROM u WHERE (SELECT count(*) FROM n) >= 0`
 
 // Finish applies many finishes in one statement, each with its own fence;
 // results are in the order of fs.
@@ -154,7 +155,7 @@ func (s *Store) Finish(ctx context.Context, fs []repository.Finish) ([]repositor
 		pgdialect.Array(c.handoff),
 		pgdialect.Array(c.run), pgdialect.Array(c.scheduled), pgdialect.Array(c.runAttempt), pgdialect.Array(c.misfire),
 		pgdialect.Array(c.parent), pgdialect.Array(c.ranUS),
-		pgdialect.Array(c.id), pgdialect.Array(c.id), pgdialect.Array(c.exec),
+		pgdialect.Array(c.id), pgdialect.Array(c.exec),
 	}
 	q := fmt.Sprintf(finishSQL, taskCols("t"), taskCols("u"))
 	got, err := s.db.QueryContext(ctx, q, args...)
@@ -162,27 +163,27 @@ func (s *Store) Finish(ctx context.Context, fs []repository.Finish) ([]repositor
 		return nil, fmt.Errorf("easyjob/postgres: finish %d tasks: %w", len(fs), err)
 	}
 	defer got.Close()
-	out := make([]repository.FinishResult, 0, len(fs))
+	out := make([]repository.FinishResult, len(fs))
+	for i, f := range fs {
+		out[i].Err = claimLost(f.Claim) // unless its row comes back
+	}
 	for got.Next() {
+		var ord int
 		var r taskScan
-		if err := got.Scan(r.dest()...); err != nil {
+		if err := got.Scan(append([]any{&ord}, r.dest()...)...); err != nil {
 			return nil, fmt.Errorf("easyjob/postgres: finish %d tasks: %w", len(fs), err)
 		}
 		t, ok, err := r.task()
 		if err != nil {
 			return nil, err
 		}
-		if !ok {
-			out = append(out, repository.FinishResult{Err: claimLost(fs[len(out)].Claim)})
-			continue
+		if !ok || ord < 0 || ord >= len(fs) {
+			return nil, fmt.Errorf("easyjob/postgres: finish %d tasks: bad result row %d", len(fs), ord)
 		}
-		out = append(out, repository.FinishResult{Task: t})
+		out[ord] = repository.FinishResult{Task: t}
 	}
 	if err := got.Err(); err != nil {
 		return nil, fmt.Errorf("easyjob/postgres: finish %d tasks: %w", len(fs), err)
-	}
-	if len(out) != len(fs) {
-		return nil, fmt.Errorf("easyjob/postgres: finish %d tasks: got %d results", len(fs), len(out))
 	}
 	return out, nil
 }

@@ -48,23 +48,23 @@ const recoverSQL = `WITH v AS (
     AS v(ord, id, version, node_id, next, err)
 ),
 l AS (
-  SELECT c.id, c.next_start_time AS fire, c.attempt, c.next_start_time <= hb.heartbeat_at AS due_alive
+  SELECT v.*, c.next_start_time AS fire, c.attempt, c.next_start_time <= hb.heartbeat_at AS due_alive
   FROM easyjob_tasks c JOIN v ON c.id = v.id
   LEFT JOIN easyjob_nodes hb ON hb.id = v.node_id
-  WHERE c.id = ANY(?::bigint[]) AND c.version = v.version AND c.node_id = v.node_id AND c.status = 'doing'
+  WHERE c.id = ANY(?::bigint[]) AND ` + fenceHolds + `
   ORDER BY c.id FOR NO KEY UPDATE OF c
 ),
 u AS (
   UPDATE easyjob_tasks t
   SET status = 'pending', node_id = NULL, version = t.version + 1, updated_at = now(),
-      next_start_time = coalesce(v.next, t.next_start_time),
+      next_start_time = coalesce(l.next, t.next_start_time),
       last_status = CASE WHEN l.due_alive OR EXISTS (SELECT 1 FROM easyjob_executions r
-        WHERE r.task_id = t.id AND r.node_id = v.node_id AND r.status = 'running') THEN 'abandoned' ELSE t.last_status END,
+        WHERE r.task_id = t.id AND r.node_id = l.node_id AND r.status = 'running') THEN 'abandoned' ELSE t.last_status END,
       last_error = CASE WHEN l.due_alive OR EXISTS (SELECT 1 FROM easyjob_executions r
-        WHERE r.task_id = t.id AND r.node_id = v.node_id AND r.status = 'running') THEN v.err ELSE t.last_error END
-  FROM v JOIN l ON l.id = v.id
-  WHERE t.id = ANY(?::bigint[]) AND t.id = v.id AND t.version = v.version AND t.node_id = v.node_id AND t.status = 'doing'
-  RETURNING v.ord, t.id, t.group_name, v.node_id AS dead, v.err, l.fire, l.attempt, l.due_alive
+        WHERE r.task_id = t.id AND r.node_id = l.node_id AND r.status = 'running') THEN l.err ELSE t.last_error END
+  FROM l
+  WHERE t.id = l.id
+  RETURNING l.ord, t.id, t.group_name, l.node_id AS dead, l.err, l.fire, l.attempt, l.due_alive
 ),
 x AS (
   UPDATE easyjob_executions e
@@ -80,7 +80,7 @@ a AS (
   RETURNING id
 ),
 n AS (SELECT pg_notify('` + notifyChannel + `', g.name) FROM (SELECT DISTINCT group_name AS name FROM u) g)
-SELECT v.ord, u.ord IS NOT NULL, (SELECT count(*) FROM n) FROM v LEFT JOIN u ON u.ord = v.ord ORDER BY v.ord`
+SELECT u.ord, (SELECT count(*) FROM n) FROM u`
 
 // RecoverAll resets many orphans in one statement.
 func (s *Store) RecoverAll(ctx context.Context, rs []repository.Recovery) ([]error, error) {
@@ -103,7 +103,7 @@ func (s *Store) RecoverAll(ctx context.Context, rs []repository.Recovery) ([]err
 	}
 	args := []any{
 		pgdialect.Array(ord), pgdialect.Array(id), pgdialect.Array(version), pgdialect.Array(node),
-		pgdialect.Array(next), pgdialect.Array(msg), pgdialect.Array(id), pgdialect.Array(id),
+		pgdialect.Array(next), pgdialect.Array(msg), pgdialect.Array(id),
 	}
 	res, err := s.db.QueryContext(ctx, recoverSQL, args...)
 	if err != nil {
@@ -111,16 +111,18 @@ func (s *Store) RecoverAll(ctx context.Context, rs []repository.Recovery) ([]err
 	}
 	defer res.Close()
 	errs := make([]error, len(rs))
+	for i, r := range rs {
+		errs[i] = claimLost(repository.Claim{ID: r.Ref.ID, Version: r.Ref.Version, NodeID: r.DeadNode}) // unless it comes back
+	}
 	for res.Next() {
 		var ord, notified int
-		var applied bool
-		if err := res.Scan(&ord, &applied, &notified); err != nil {
+		if err := res.Scan(&ord, &notified); err != nil {
 			return nil, fmt.Errorf("easyjob/postgres: recover: %w", err)
 		}
-		if !applied {
-			r := rs[ord]
-			errs[ord] = claimLost(repository.Claim{ID: r.Ref.ID, Version: r.Ref.Version, NodeID: r.DeadNode})
+		if ord < 0 || ord >= len(rs) {
+			return nil, fmt.Errorf("easyjob/postgres: recover: bad result row %d", ord)
 		}
+		errs[ord] = nil
 	}
 	if err := res.Err(); err != nil {
 		return nil, fmt.Errorf("easyjob/postgres: recover: %w", err)

@@ -74,23 +74,23 @@ func (s *Store) Claim(ctx context.Context, node repository.NodeID, refs []reposi
 	if len(refs) == 0 {
 		return nil, nil
 	}
-	args := make([]any, 0, 1+2*len(refs))
-	args = append(args, int64(node))
-	values := make([]string, len(refs))
+	ids, versions := make([]int64, len(refs)), make([]int64, len(refs))
 	for i, r := range refs {
-		values[i] = "(?::bigint, ?::bigint)"
-		args = append(args, int64(r.ID), r.Version)
+		ids[i], versions[i] = int64(r.ID), r.Version
 	}
+	args := []any{int64(node), pgdialect.Array(ids), pgdialect.Array(versions), pgdialect.Array(ids)}
+	// The pending test is a CASE for the reason given at fenceHolds.
 	q := `UPDATE easyjob_tasks t
 SET status = 'doing', node_id = ?::bigint, version = t.version + 1, updated_at = now()
 FROM (
-  SELECT c.id, c.version FROM easyjob_tasks c
-  JOIN (VALUES ` + join(values) + `) v(id, version) ON c.id = v.id AND c.version = v.version
-  WHERE c.status = 'pending'
+  SELECT c.id FROM easyjob_tasks c
+  JOIN unnest(?::bigint[], ?::bigint[]) AS v(id, version) ON c.id = v.id
+  WHERE c.id = ANY(?::bigint[])
+    AND CASE WHEN c.status = 'pending' AND c.version = v.version THEN true ELSE false END
   ORDER BY c.id
   FOR NO KEY UPDATE OF c
 ) l
-WHERE t.id = l.id AND t.version = l.version AND t.status = 'pending'
+WHERE t.id = l.id
 RETURNING ` + taskCols("t")
 	tasks, err := scanTasks(s.db.QueryContext(ctx, q, args...))
 	if err != nil {
@@ -107,14 +107,15 @@ func (s *Store) Release(ctx context.Context, claims []repository.Claim) (int, er
 	if len(claims) == 0 {
 		return 0, nil
 	}
-	values, args := claimValues(claims)
-	q := `WITH v(id, version, node_id) AS (VALUES ` + values + `),
+	ids, versions, nodes := claimArrays(claims)
+	args := []any{pgdialect.Array(ids), pgdialect.Array(versions), pgdialect.Array(nodes), pgdialect.Array(ids)}
+	q := `WITH v AS (SELECT * FROM unnest(?::bigint[], ?::bigint[], ?::bigint[]) AS v(id, version, node_id)),
 l AS (` + lockFenced + `),
 r AS (
   UPDATE easyjob_tasks t
   SET status = 'pending', node_id = NULL, version = t.version + 1, updated_at = now()
   FROM l
-  WHERE t.id = l.id AND t.version = l.version AND t.node_id = l.node_id AND t.status = 'doing'
+  WHERE t.id = l.id
   RETURNING t.group_name
 ),
 n AS (SELECT pg_notify('` + notifyChannel + `', g.group_name) FROM (SELECT DISTINCT group_name FROM r) g)

@@ -38,6 +38,7 @@ type capacityTrial struct {
 	Held        bool    `json:"held"`
 	Why         string  `json:"why,omitempty"`
 	CPUSeconds  float64 `json:"cpu_seconds_max_node"`
+	dbCost
 }
 
 // capacityResult is the outcome of bench --find-capacity.
@@ -77,7 +78,7 @@ func findCapacity(ctx context.Context, o benchOpts, c capacityOpts) (*capacityRe
 			return false, err
 		}
 		ct := capacityTrial{Tasks: k, FiresPerSec: r.FiresPerSec, P99LagMS: r.Steady.Lag.P99, MaxLagMS: r.Steady.Lag.Max,
-			Missed: r.Steady.Missed, Duplicates: r.Duplicates, RoundTrips: r.RoundTripsPerFire}
+			Missed: r.Steady.Missed, Duplicates: r.Duplicates, RoundTrips: r.RoundTripsPerFire, dbCost: r.dbCost}
 		for _, n := range r.PerNode {
 			ct.CPUSeconds = max(ct.CPUSeconds, n.CPUSeconds)
 		}
@@ -93,7 +94,9 @@ func findCapacity(ctx context.Context, o benchOpts, c capacityOpts) (*capacityRe
 		}
 		res.Trials = append(res.Trials, ct)
 		if !o.quiet {
-			fmt.Fprintf(os.Stderr, "capacity: K=%d held=%v p99=%s missed=%d %s\n", k, ct.Held, fmtMS(ct.P99LagMS), ct.Missed, ct.Why)
+			fmt.Fprintf(os.Stderr, "capacity: K=%d held=%v p99=%s missed=%d db_cpu_us/fire=%s wal_bytes/fire=%s stmt_us/fire=%s %s\n",
+				k, ct.Held, fmtMS(ct.P99LagMS), ct.Missed, fmtPerFire(ct.DBCPUMicrosPerFire, 1),
+				fmtPerFire(ct.WALBytesPerFire, 0), fmtPerFire(ct.StmtMicrosPerFire, 1), ct.Why)
 		}
 		return ct.Held, nil
 	}
@@ -137,14 +140,16 @@ func (c *capacityResult) print(w io.Writer) {
 	fmt.Fprintf(w, "easyjob bench --find-capacity: %d nodes (%s), cron %q, bound p99 start lag <= %s and no missed fire, %.0fs per trial\n\n",
 		c.Nodes, c.Mode, c.Cron, fmtMS(c.LagBoundMS), c.TrialSeconds)
 	var tb table
-	tb.add("K", "fires/s", "p99 lag", "max lag", "missed", "dups", "rt/fire", "max node cpu-s", "held")
+	tb.add("K", "fires/s", "p99 lag", "max lag", "missed", "dups", "rt/fire", "max node cpu-s",
+		"db-cpu-us/fire", "wal-B/fire", "stmt-us/fire", "held")
 	for _, t := range c.Trials {
 		held := "yes"
 		if !t.Held {
 			held = "no: " + t.Why
 		}
 		tb.add(t.Tasks, fmt.Sprintf("%.0f", t.FiresPerSec), fmtMS(t.P99LagMS), fmtMS(t.MaxLagMS), t.Missed, t.Duplicates,
-			fmt.Sprintf("%.2f", t.RoundTrips), fmt.Sprintf("%.1f", t.CPUSeconds), held)
+			fmt.Sprintf("%.2f", t.RoundTrips), fmt.Sprintf("%.1f", t.CPUSeconds), fmtPerFire(t.DBCPUMicrosPerFire, 1),
+			fmtPerFire(t.WALBytesPerFire, 0), fmtPerFire(t.StmtMicrosPerFire, 1), held)
 	}
 	tb.write(w, "  ")
 	ceiling := ""

@@ -98,6 +98,11 @@ func (o *nodeOpts) run(ctx context.Context) error {
 		return err
 	}
 	stopStats := writeStatsEverySecond(o.statsPath, counts)
+	stopProfile, err := cpuProfile(os.Getenv("EASYJOB_NODE_CPUPROFILE"))
+	if err != nil {
+		return err
+	}
+	defer stopProfile()
 	runErr := s.Run(ctx)
 	stopStats()
 	if o.statsPath != "" {

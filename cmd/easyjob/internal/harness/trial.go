@@ -32,11 +32,13 @@ func startRunner(ctx context.Context, o benchOpts, p nodeParams) (runner, error)
 
 // measurement is what measure saw of a run: its start and end, and the
 // nodes' counters when the steady window opened (snapA, at tA; nil if it
-// never did) and at the end (snapB).
+// never did) and at the end (snapB), and the database server's counters
+// at the same two moments (dbA, dbB).
 type measurement struct {
 	t0, tEnd     time.Time
 	tA           time.Time
 	snapA, snapB []storeStats
+	dbA, dbB     dbSample
 }
 
 // runTrial creates a scratch database, runs the nodes for o.duration and
@@ -49,11 +51,13 @@ func runTrial(ctx context.Context, o benchOpts) (_ *trialResult, err error) {
 	defer db.dropOnReturn(&err)
 	p := o.params
 	p.DSN, p.Group = db.dsn, "bench"
+	dbs := openDBSampler(ctx, o.admin, db.name)
+	defer dbs.close()
 	r, err := startRunner(ctx, o, p)
 	if err != nil {
 		return nil, err
 	}
-	m, err := measure(ctx, r, o, p.Tasks)
+	m, err := measure(ctx, r, o, p.Tasks, dbs)
 	r.stop()
 	if err != nil {
 		return nil, err
@@ -63,9 +67,10 @@ func runTrial(ctx context.Context, o benchOpts) (_ *trialResult, err error) {
 }
 
 // measure lets the nodes of r run for o.duration with a progress line
-// every second, snapshotting their counters when the steady window opens
-// and at the end. It returns errInterrupted when ctx ends first.
-func measure(ctx context.Context, r runner, o benchOpts, tasks int) (measurement, error) {
+// every second, snapshotting their counters and dbs's when the steady
+// window opens and at the end. It returns errInterrupted when ctx ends
+// first.
+func measure(ctx context.Context, r runner, o benchOpts, tasks int, dbs *dbSampler) (measurement, error) {
 	m := measurement{t0: time.Now()}
 	prog := newProgress(o.quiet)
 	tick := time.NewTicker(time.Second)
@@ -81,6 +86,7 @@ loop:
 		case now := <-tick.C:
 			if m.snapA == nil && now.Sub(m.t0) >= steadyStart {
 				m.snapA, m.tA = r.snapshot(), now
+				m.dbA = dbs.sample(ctx)
 			}
 			k := r.fireCount()
 			rate := float64(k-lastCount) / now.Sub(lastT).Seconds()
@@ -94,6 +100,9 @@ loop:
 	}
 	m.tEnd = time.Now()
 	m.snapB = r.snapshot()
+	if m.snapA != nil {
+		m.dbB = dbs.sample(ctx)
+	}
 	prog.done()
 	if interrupted {
 		return m, errInterrupted

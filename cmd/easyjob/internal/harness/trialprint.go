@@ -20,6 +20,7 @@ func (t *trialResult) print(w io.Writer) {
 	tb.add("round trips/fire", fmt.Sprintf("%.3f  [%s]", t.RoundTripsPerFire, perFireF(t.CallsPerFire)))
 	tb.add("queries/s/node", fmt.Sprintf("%.2f", t.QueriesPerSecNode))
 	tb.add("fenced finishes", t.FencedFinishes)
+	t.addRows(&tb)
 	if len(t.StoreErrors) > 0 {
 		tb.add("store errors", fmt.Sprint(t.StoreErrors))
 	}

@@ -49,6 +49,7 @@ type trialResult struct {
 	FencedFinishes    int64              `json:"fenced_finishes"`
 	StoreErrors       map[string]int64   `json:"store_errors,omitempty"`
 	CPUWholeProcess   bool               `json:"cpu_is_whole_process,omitempty"`
+	dbCost                               // measured window, server-wide
 	PerNode           []nodeResult       `json:"per_node"`
 	Database          string             `json:"database"`
 }
@@ -99,6 +100,7 @@ func newTrialResult(o benchOpts, p nodeParams, database string, m measurement, f
 		}
 	}
 	res.addCounters(o.procs, m, fires, nodes)
+	res.dbCost = newDBCost(m.dbA, m.dbB, fires)
 	res.PerNode = nodes
 	res.CPUWholeProcess = !o.procs
 	return res, nil
