@@ -74,6 +74,7 @@ func newNode(cfg Config, store repository.Store, specs map[string]*taskSpec) (*n
 		hooks:        cfg.hooks,
 		obs:          cfg.Observer,
 	}
+	shareTicks(specs)
 	n.picker = newPicker(strat, cfg.StealAfter, &n.counts)
 	for name, s := range specs {
 		if s.parent == "" {

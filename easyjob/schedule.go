@@ -3,6 +3,7 @@ package easyjob
 import (
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/adhocore/gronx"
@@ -30,6 +31,7 @@ type schedule struct {
 	// time zone does not matter. "@every 5m" fires at :00, :05, ... like
 	// "*/5 * * * *"; "@every 7m" at the multiples of 420 s since the epoch.
 	every time.Duration
+	memo  *tickMemo // shared by the specs of one node with this expr and loc; may be nil
 }
 
 const cronTZPrefix = "CRON_TZ="
@@ -116,7 +118,7 @@ func (s schedule) next(t time.Time) (time.Time, bool) {
 	}
 	// gronx works at second precision in the reference time's zone.
 	ref := t.In(s.loc).Truncate(time.Second)
-	n, err := gronx.NextTickAfter(s.expr, ref, false)
+	n, err := s.memo.tick(s.expr, ref)
 	if err != nil || !n.After(t) {
 		if err == nil {
 			n, err = gronx.NextTickAfter(s.expr, ref.Add(time.Second), true)
@@ -129,6 +131,47 @@ func (s schedule) next(t time.Time) (time.Time, bool) {
 }
 
 // prev returns the last fire at or before t, or false when there is none.
+// tickMemo remembers the last tick computed for one expression and zone.
+// Tasks that share a cron fire together and ask for the same tick, and
+// gronx parses the expression on every call: one computation serves them
+// all. A nil memo computes every time.
+type tickMemo struct {
+	mu   sync.Mutex
+	ref  time.Time
+	next time.Time
+	err  error
+}
+
+// tick is gronx.NextTickAfter(expr, ref, false), remembered for ref.
+func (m *tickMemo) tick(expr string, ref time.Time) (time.Time, error) {
+	if m == nil {
+		return gronx.NextTickAfter(expr, ref, false)
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if !m.ref.Equal(ref) || m.ref.Location() != ref.Location() {
+		m.next, m.err = gronx.NextTickAfter(expr, ref, false)
+		m.ref = ref
+	}
+	return m.next, m.err
+}
+
+// shareTicks gives the schedules of specs that share an expression and
+// zone one tickMemo.
+func shareTicks(specs map[string]*taskSpec) {
+	memos := map[string]*tickMemo{}
+	for _, s := range specs {
+		if s.sched.empty() || s.sched.every > 0 {
+			continue
+		}
+		key := s.sched.expr + "\x00" + s.sched.loc.String()
+		if memos[key] == nil {
+			memos[key] = &tickMemo{}
+		}
+		s.sched.memo = memos[key]
+	}
+}
+
 func (s schedule) prev(t time.Time) (time.Time, bool) {
 	if s.empty() {
 		return time.Time{}, false

@@ -267,3 +267,28 @@ func TestScheduleDSTFallBack(t *testing.T) {
 		}
 	}
 }
+
+// A shared tick memo answers exactly as computing every time, whichever
+// order the fires ask in.
+func TestTickMemoSameAsGronx(t *testing.T) {
+	t.Parallel()
+	loc, err := time.LoadLocation("Europe/Berlin")
+	if err != nil {
+		t.Skip(err)
+	}
+	plain, err := parseSchedule("*/7 * * * * *", "Europe/Berlin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	memo := plain
+	memo.memo = &tickMemo{}
+	base := time.Date(2026, 3, 29, 0, 59, 50, 0, loc) // across a DST jump
+	for _, d := range []int{0, 0, 1, 1, 0, 13, 7, 7, 3600, 3601, 0} {
+		at := base.Add(time.Duration(d) * time.Second)
+		want, okW := plain.next(at)
+		got, okG := memo.next(at)
+		if !got.Equal(want) || okG != okW {
+			t.Fatalf("next(%v) with memo = %v %v, want %v %v", at, got, okG, want, okW)
+		}
+	}
+}

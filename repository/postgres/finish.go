@@ -173,7 +173,7 @@ func (s *Store) Finish(ctx context.Context, fs []repository.Finish) ([]repositor
 		if err := got.Scan(append([]any{&ord}, r.dest()...)...); err != nil {
 			return nil, fmt.Errorf("easyjob/postgres: finish %d tasks: %w", len(fs), err)
 		}
-		t, ok, err := r.task()
+		t, ok, err := r.taskWith(&s.opts)
 		if err != nil {
 			return nil, err
 		}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/easyjob-go/easyjob/repository"
@@ -92,6 +93,53 @@ func (r *taskScan) task() (t repository.Task, ok bool, err error) {
 		}
 	}
 	return t, true, nil
+}
+
+// taskWith is task with the options decoded through m: on the hot path
+// (Finish) every row carries one of a few option sets, and decoding JSON
+// per row cost as much as the rest of the row.
+func (r *taskScan) taskWith(m *optionsMemo) (repository.Task, bool, error) {
+	opts := r.options
+	r.options = nil
+	t, ok, err := r.task()
+	if !ok || err != nil || len(opts) == 0 {
+		return t, ok, err
+	}
+	t.Options, err = m.decode(opts)
+	if err != nil {
+		return t, false, fmt.Errorf("easyjob/postgres: task %d options: %w", t.ID, err)
+	}
+	return t, true, nil
+}
+
+// optionsMemo keeps decoded TaskOptions (a plain value) by their JSON.
+type optionsMemo struct {
+	mu   sync.Mutex
+	seen map[string]repository.TaskOptions
+}
+
+// maxOptionSets bounds the memo: beyond it, options are decoded each time.
+const maxOptionSets = 1024
+
+func (m *optionsMemo) decode(b []byte) (repository.TaskOptions, error) {
+	m.mu.Lock()
+	o, ok := m.seen[string(b)]
+	m.mu.Unlock()
+	if ok {
+		return o, nil
+	}
+	if err := json.Unmarshal(b, &o); err != nil {
+		return repository.TaskOptions{}, err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.seen == nil {
+		m.seen = map[string]repository.TaskOptions{}
+	}
+	if len(m.seen) < maxOptionSets {
+		m.seen[string(b)] = o
+	}
+	return o, nil
 }
 
 // scanTasks reads every row of rows as a task and closes rows.

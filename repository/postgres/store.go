@@ -28,6 +28,7 @@ const notifyChannel = "easyjob"
 type Store struct {
 	db   *bun.DB
 	prio *priorityConn // heartbeats and live views
+	opts optionsMemo   // decoded task options, by their JSON
 	// owned says whether Close closes db: true only when Open created it.
 	owned bool
 }
