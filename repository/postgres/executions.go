@@ -2,8 +2,12 @@ package postgres
 
 import (
 	"context"
+	"database/sql"
+	"errors"
 	"fmt"
 	"time"
+
+	"github.com/uptrace/bun/dialect/pgdialect"
 
 	"github.com/easyjob-go/easyjob/repository"
 )
@@ -117,45 +121,138 @@ const pruneBatch = 1000
 
 // PruneHistory deletes finished executions of group older than maxAge or
 // beyond the newest maxRows of their task, pruneBatch rows per statement.
-// The per-task ranking (a window over the group's history) is computed
-// only when maxRows asks for it; age alone is a plain indexed filter.
+// Each batch reads about the rows it deletes, whatever the length of the
+// history: by age it walks the started_at index from the oldest run; by
+// rows it first finds, once, each task's newest run beyond maxRows (its
+// cut, through the task index), then deletes at and below the cuts. A
+// window over the group's history per batch made pruning slower than the
+// history grows at thousands of fires a second.
 func (s *Store) PruneHistory(ctx context.Context, group string, maxAge time.Duration, maxRows int) (int, error) {
 	if maxAge <= 0 && maxRows <= 0 {
 		return 0, nil
 	}
-	rank := "0"
+	total := 0
+	if maxAge > 0 {
+		n, err := s.pruneOlder(ctx, group, maxAge)
+		total += n
+		if err != nil {
+			return total, fmt.Errorf("easyjob/postgres: prune history of %q by age: %w", group, err)
+		}
+	}
 	if maxRows > 0 {
-		rank = "row_number() OVER (PARTITION BY x.task_id ORDER BY x.id DESC)"
+		n, err := s.pruneBeyond(ctx, group, maxRows)
+		total += n
+		if err != nil {
+			return total, fmt.Errorf("easyjob/postgres: prune history of %q by rows: %w", group, err)
+		}
+	}
+	if err := s.dropEmptyTombstones(ctx, group); err != nil {
+		return total, err
+	}
+	return total, nil
+}
+
+// pruneOlder deletes the finished runs of group's tasks started more than
+// maxAge ago, oldest first, walking the started_at index: each batch
+// starts where the last one ended, and the group's tasks are a filter
+// (written as a CASE so that it stays one) rather than a join the planner
+// would drive from the tasks through every run they have.
+func (s *Store) pruneOlder(ctx context.Context, group string, maxAge time.Duration) (int, error) {
+	var ids []int64
+	if err := s.db.NewSelect().Table("easyjob_tasks").Column("id").Where("group_name = ?", group).Scan(ctx, &ids); err != nil {
+		return 0, err
+	}
+	if len(ids) == 0 {
+		return 0, nil
+	}
+	q := `WITH d AS (
+  DELETE FROM easyjob_executions WHERE id IN (
+    SELECT x.id FROM easyjob_executions x
+    WHERE x.started_at < now() - (?::bigint * interval '1 microsecond') AND x.started_at >= ?::timestamptz
+      AND x.status <> 'running' AND CASE WHEN x.task_id = ANY(?::bigint[]) THEN true ELSE false END
+    ORDER BY x.started_at
+    LIMIT ` + fmt.Sprint(pruneBatch) + `
+  )
+  RETURNING started_at
+)
+SELECT count(*), max(started_at) FROM d`
+	total, from := 0, time.Unix(0, 0)
+	for {
+		var n int
+		var last sql.NullTime
+		if err := s.db.QueryRowContext(ctx, q, micros(maxAge), from, pgdialect.Array(ids)).Scan(&n, &last); err != nil {
+			return total, err
+		}
+		total += n
+		if n < pruneBatch {
+			return total, nil
+		}
+		from = last.Time
+		if err := ctx.Err(); err != nil {
+			return total, err
+		}
+	}
+}
+
+// pruneBeyond deletes the finished runs of group's tasks beyond the newest
+// maxRows of each (running ones count among the newest, are never
+// deleted).
+func (s *Store) pruneBeyond(ctx context.Context, group string, maxRows int) (int, error) {
+	var tasks, cuts []int64
+	rows, err := s.db.QueryContext(ctx, `SELECT t.id, c.cut FROM easyjob_tasks t
+CROSS JOIN LATERAL (
+  SELECT x.id AS cut FROM easyjob_executions x WHERE x.task_id = t.id ORDER BY x.id DESC OFFSET ?::bigint LIMIT 1
+) c
+WHERE t.group_name = ?`, maxRows, group)
+	if err != nil {
+		return 0, err
+	}
+	for rows.Next() {
+		var task, cut int64
+		if err := rows.Scan(&task, &cut); err != nil {
+			_ = rows.Close()
+			return 0, err
+		}
+		tasks, cuts = append(tasks, task), append(cuts, cut)
+	}
+	if err := errors.Join(rows.Err(), rows.Close()); err != nil {
+		return 0, err
+	}
+	if len(tasks) == 0 {
+		return 0, nil
 	}
 	q := `DELETE FROM easyjob_executions WHERE id IN (
-  SELECT r.id FROM (
-    SELECT x.id, x.status, x.started_at, ` + rank + ` AS rn
-    FROM easyjob_executions x JOIN easyjob_tasks t ON t.id = x.task_id
-    WHERE t.group_name = ?
-  ) r
-  WHERE r.status <> 'running' AND (
-    (?::bigint > 0 AND r.started_at < now() - (?::bigint * interval '1 microsecond'))
-    OR (?::bigint > 0 AND r.rn > ?::bigint)
-  )
+  SELECT x.id FROM unnest(?::bigint[], ?::bigint[]) AS k(task_id, cut)
+  CROSS JOIN LATERAL (
+    SELECT x.id FROM easyjob_executions x
+    WHERE x.task_id = k.task_id AND x.id <= k.cut AND x.status <> 'running'
+    ORDER BY x.task_id, x.id
+    LIMIT ` + fmt.Sprint(pruneBatch) + `
+  ) x
   LIMIT ` + fmt.Sprint(pruneBatch) + `
 )`
-	age := micros(max(maxAge, 0))
+	return s.pruneBatches(ctx, q, pgdialect.Array(tasks), pgdialect.Array(cuts))
+}
+
+// pruneBatches runs the batch DELETE q until it deletes fewer than
+// pruneBatch rows, and returns how many it deleted.
+func (s *Store) pruneBatches(ctx context.Context, q string, args ...any) (int, error) {
 	total := 0
 	for {
-		res, err := s.db.ExecContext(ctx, q, group, age, age, maxRows, maxRows)
+		res, err := s.db.ExecContext(ctx, q, args...)
 		if err != nil {
-			return total, fmt.Errorf("easyjob/postgres: prune history of %q: %w", group, err)
+			return total, err
 		}
 		n, err := res.RowsAffected()
 		if err != nil {
-			return total, fmt.Errorf("easyjob/postgres: prune history of %q: %w", group, err)
+			return total, err
 		}
 		total += int(n)
 		if n < pruneBatch {
-			return total, s.dropEmptyTombstones(ctx, group)
+			return total, nil
 		}
 		if err := ctx.Err(); err != nil {
-			return total, fmt.Errorf("easyjob/postgres: prune history of %q: %w", group, err)
+			return total, err
 		}
 	}
 }
