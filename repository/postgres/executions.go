@@ -3,7 +3,6 @@ package postgres
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"time"
 
@@ -207,15 +206,15 @@ WHERE t.group_name = ?`, maxRows, group)
 	if err != nil {
 		return 0, err
 	}
+	defer rows.Close()
 	for rows.Next() {
 		var task, cut int64
 		if err := rows.Scan(&task, &cut); err != nil {
-			_ = rows.Close()
 			return 0, err
 		}
 		tasks, cuts = append(tasks, task), append(cuts, cut)
 	}
-	if err := errors.Join(rows.Err(), rows.Close()); err != nil {
+	if err := rows.Err(); err != nil {
 		return 0, err
 	}
 	if len(tasks) == 0 {
