@@ -29,9 +29,14 @@ import (
 //   - x closes each recorded execution, as 'fenced' when its fence failed;
 //   - a appends the execution of a run that had no start record (a short
 //     run is written once, here: history is append-only on the hot path),
-//     'fenced' likewise; a retry whose first reply was lost meets its own
-//     row on the start key and leaves it, while a row recovery wrote as
-//     abandoned (a zombie's fire) takes the zombie's outcome, as x does;
+//     'fenced' likewise, unless a row exists at its start key: a retry
+//     whose first reply was lost leaves its own row, and r gives a row
+//     recovery wrote as abandoned (a zombie's fire) the zombie's outcome,
+//     as x does. A plain insert, not ON CONFLICT: speculative insertion
+//     writes a second WAL record per row. Should a row at the same key
+//     commit between this statement's snapshot and its insert (recovery
+//     racing a zombie's finish), the unique index fails the statement and
+//     the completer's retry finds the row;
 //   - n wakes the group's listeners when a handed-off row ended pending
 //     (the count in the final WHERE makes the CTE run);
 //   - the final select returns the written rows with their ord; a finish
@@ -96,17 +101,27 @@ x AS (
   RETURNING e.id
 ),
 a AS (
-  INSERT INTO easyjob_executions AS e
+  INSERT INTO easyjob_executions
     (task_id, parent_execution_id, node_id, scheduled_at, attempt, misfire, status, error, started_at, finished_at)
   SELECT l.id, nullif(l.parent, 0), l.node_id, l.scheduled, greatest(l.run_attempt, 1), l.misfire,
     CASE WHEN l.held THEN l.status ELSE 'fenced' END, l.err,
     now() - l.ran_us * interval '1 microsecond', now()
   FROM l
+  WHERE l.run AND l.exec_id = 0 AND NOT EXISTS (
+    SELECT 1 FROM easyjob_executions o
+    WHERE o.task_id = l.id AND o.node_id = l.node_id AND o.scheduled_at = l.scheduled AND o.attempt = greatest(l.run_attempt, 1))
+  RETURNING id
+),
+r AS (
+  UPDATE easyjob_executions o SET
+    status = CASE WHEN l.held THEN l.status ELSE 'fenced' END,
+    finished_at = now(),
+    error = l.err
+  FROM l
   WHERE l.run AND l.exec_id = 0
-  ON CONFLICT (task_id, node_id, scheduled_at, attempt) DO UPDATE
-    SET status = excluded.status, error = excluded.error, finished_at = excluded.finished_at
-    WHERE e.status IN ('running', 'abandoned')
-  RETURNING e.id
+    AND o.task_id = l.id AND o.node_id = l.node_id AND o.scheduled_at = l.scheduled AND o.attempt = greatest(l.run_attempt, 1)
+    AND o.status IN ('running', 'abandoned')
+  RETURNING o.id
 ),
 n AS (
   SELECT pg_notify('` + notifyChannel + `', g.group_name) FROM (
