@@ -38,9 +38,10 @@ bench:
 	$(GO) run ./cmd/easyjob bench --procs 3 --tasks 1000 --duration 25s --idle 8s
 
 # Go benchmarks of the stores and strategies (~2 min). Postgres: each
-# batched statement (Claim, Release, StartExecutions, Finish keep/release,
-# RecoverAll) at 1, 100 and 1000 rows, in rows/s and ns/row; a plan
-# regression shows as ns/row growing with the batch.
+# batched statement (Claim, Release, StartExecutions, Finish append/keep/
+# release, RecoverAll) at 1, 100 and 1000 rows, in rows/s and ns/row (a
+# plan regression shows as ns/row growing with the batch), and retention
+# (PruneHistory by age and by rows over 200 000 runs).
 bench-store:
 	$(GO) test -run '^$$' -bench . -benchtime 1s ./repository/...
 	$(GO) test -run '^$$' -bench . -benchtime 2s ./strategy/...
