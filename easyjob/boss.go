@@ -8,7 +8,7 @@ import (
 )
 
 // boss fires claims from the delay queue: one timer on the earliest fire,
-// no polling. A claim that waits longer than StartDeadline for a worker is
+// no polling; the last wakeEarly before a fire is slept precisely. A claim that waits longer than StartDeadline for a worker is
 // given back so a peer can run it on time.
 func (n *node) boss(ctx context.Context) {
 	timer := time.NewTimer(time.Hour)
@@ -39,9 +39,10 @@ func (n *node) boss(ctx context.Context) {
 				n.pool.track(func() { n.giveBack(c) })
 			}
 		}
-		wait := time.Hour
-		if !next.IsZero() {
-			wait = time.Until(next)
+		wait, precise := bossWait(next)
+		if precise {
+			sleepUntil(next)
+			continue
 		}
 		if n.pool.hasWaiting() {
 			wait = min(wait, n.cfg.StartDeadline/4)
@@ -99,5 +100,5 @@ func (n *node) giveBack(c *claim) {
 	if appendRun {
 		f.Run = c.runRecord()
 	}
-	n.finish(c, f)
+	n.finishLater(c, func() repository.Finish { return f }, nil)
 }

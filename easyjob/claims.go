@@ -27,6 +27,13 @@ func newClaimSet() *claimSet {
 	return &claimSet{held: map[repository.TaskID]*claim{}}
 }
 
+// hold takes the gate shared, for a renewing write and the settling of
+// its results, and returns its release.
+func (s *claimSet) hold() (release func()) {
+	s.gate.RLock()
+	return s.gate.RUnlock
+}
+
 // currentEpoch is the epoch new claims are taken in.
 func (s *claimSet) currentEpoch() int64 { return s.epoch.Load() }
 

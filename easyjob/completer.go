@@ -15,18 +15,28 @@ import (
 // (each row keeps its own fence). A batch goes out as soon as one of
 // maxFinishInFlight statements is free, so a lone finish waits for nobody;
 // while all are busy the next batch grows instead of a queue of round
-// trips, and a slow statement does not hold back the finishes behind it
-// (a kept claim's next fire is queued only once its finish returned).
+// trips, and a slow statement does not hold back the finishes behind it.
+//
+// Submitting never blocks and nobody waits for the write: a worker hands
+// its finish over and is free, and the result is delivered to a callback
+// on the statement's goroutine. The finish itself is built only when its
+// batch is (build), after the burst of jobs it belongs to has started, so
+// the next-fire arithmetic does not take CPU from jobs starting.
 type completer struct {
 	store repository.Store
 	log   zerolog.Logger
-	in    chan finishReq
+	hold  func() (release func()) // held around a statement and the delivery of its results (the claim gate)
+
+	mu      sync.Mutex
+	queue   []finishReq
+	stopped bool          // run has returned: submissions fail at once
+	ready   chan struct{} // poked when the queue becomes non-empty
 }
 
 type finishReq struct {
-	f     repository.Finish
+	build func() repository.Finish
 	quiet time.Time // not written before this local time (see run)
-	done  chan repository.FinishResult
+	done  func(repository.Finish, repository.FinishResult)
 }
 
 // maxFinishBatch bounds one Finish statement, maxFinishInFlight the
@@ -40,66 +50,100 @@ const (
 	finishQuiet       = 15 * time.Millisecond
 )
 
-func newCompleter(store repository.Store, log zerolog.Logger) *completer {
-	return &completer{store: store, log: log, in: make(chan finishReq, maxFinishBatch)}
+func newCompleter(store repository.Store, log zerolog.Logger, hold func() (release func())) *completer {
+	return &completer{store: store, log: log, hold: hold, ready: make(chan struct{}, 1)}
+}
+
+// submit queues the finish that build returns, of a fire at local time
+// fired; done receives it and its result once written, or an error once
+// the completer stopped. done runs on a completer goroutine (or on the
+// caller's, when the completer already stopped) and must not block long:
+// the other results of its statement wait for it.
+func (c *completer) submit(build func() repository.Finish, fired time.Time, done func(repository.Finish, repository.FinishResult)) {
+	c.mu.Lock()
+	if c.stopped {
+		c.mu.Unlock()
+		done(build(), repository.FinishResult{Err: fmt.Errorf("easyjob: finish not written: %w", errStopped)})
+		return
+	}
+	c.queue = append(c.queue, finishReq{build: build, quiet: fired.Add(finishQuiet), done: done})
+	first := len(c.queue) == 1
+	c.mu.Unlock()
+	if first {
+		select {
+		case c.ready <- struct{}{}:
+		default:
+		}
+	}
 }
 
 // finish submits f, the finish of a fire at local time fired, and waits
-// for its result. It gives up only when ctx (the caller's patience) is
-// done.
-func (c *completer) finish(ctx context.Context, f repository.Finish, fired time.Time) repository.FinishResult {
-	req := finishReq{f: f, quiet: fired.Add(finishQuiet), done: make(chan repository.FinishResult, 1)}
-	select {
-	case c.in <- req:
-	case <-ctx.Done():
-		return repository.FinishResult{Err: fmt.Errorf("easyjob: finish not written: %w", ctx.Err())}
-	}
-	select {
-	case r := <-req.done:
-		return r
-	case <-ctx.Done():
-		return repository.FinishResult{Err: fmt.Errorf("easyjob: finish not confirmed: %w", ctx.Err())}
-	}
+// for its result.
+func (c *completer) finish(f repository.Finish, fired time.Time) repository.FinishResult {
+	got := make(chan repository.FinishResult, 1)
+	c.submit(func() repository.Finish { return f }, fired, func(_ repository.Finish, r repository.FinishResult) { got <- r })
+	return <-got
 }
 
-// run writes batches until ctx is done, and waits for those in flight. A
-// failed statement is retried with backoff: a result is never dropped
-// while the node lives. Before a batch goes out, settle waits (briefly)
-// for the fires queued behind a burst to get a worker, and the batch
-// waits for its first finish's quiet time: the statement should not take
-// CPU from jobs still starting, and the batch grows meanwhile.
+// take removes and returns up to max queued requests, oldest first.
+func (c *completer) take(max int) []finishReq {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	k := min(len(c.queue), max)
+	batch := make([]finishReq, k)
+	copy(batch, c.queue[:k])
+	clear(c.queue[:k])
+	c.queue = c.queue[k:]
+	if len(c.queue) == 0 {
+		c.queue = nil // let the backing array go after a burst
+	}
+	return batch
+}
+
+// oldestQuiet returns the quiet time of the oldest queued request, and
+// false when none is queued.
+func (c *completer) oldestQuiet() (time.Time, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.queue) == 0 {
+		return time.Time{}, false
+	}
+	return c.queue[0].quiet, true
+}
+
+// run writes batches until ctx is done, waits for those in flight, then
+// fails whatever is still queued or submitted later. A failed statement
+// is retried with backoff: a result is never dropped while the node
+// lives. Before a batch goes out, settle waits (briefly) for the fires
+// queued behind a burst to get a worker, and the batch waits for its
+// oldest finish's quiet time: the statement should not take CPU from jobs
+// still starting, and the batch grows meanwhile.
 func (c *completer) run(ctx context.Context, settle func(context.Context)) {
 	var wg sync.WaitGroup
-	defer wg.Wait()
+	defer c.stop(&wg)
 	slots := make(chan struct{}, maxFinishInFlight)
 	for {
-		// A free slot first: while none is, requests queue up in c.in and
-		// make the next batch.
+		// A free slot first: while none is, requests queue up and make the
+		// next batch.
 		select {
 		case <-ctx.Done():
 			return
 		case slots <- struct{}{}:
 		}
-		batch := make([]finishReq, 0, 8)
-		select {
-		case <-ctx.Done():
-			return
-		case r := <-c.in:
-			batch = append(batch, r)
+		quiet, ok := c.oldestQuiet()
+		for !ok {
+			select {
+			case <-ctx.Done():
+				return
+			case <-c.ready:
+			}
+			quiet, ok = c.oldestQuiet()
 		}
 		settle(ctx)
-		if wait := time.Until(batch[0].quiet); wait > 0 {
-			sleep(ctx, wait)
+		if wait := time.Until(quiet); wait > 0 && !sleep(ctx, wait) {
+			return
 		}
-	collect:
-		for len(batch) < maxFinishBatch {
-			select {
-			case r := <-c.in:
-				batch = append(batch, r)
-			default:
-				break collect
-			}
-		}
+		batch := c.take(maxFinishBatch)
 		wg.Go(func() {
 			defer func() { <-slots }()
 			c.write(ctx, batch)
@@ -107,24 +151,43 @@ func (c *completer) run(ctx context.Context, settle func(context.Context)) {
 	}
 }
 
+// stop waits for the statements in flight, then fails every request
+// still queued; later submissions fail at once.
+func (c *completer) stop(wg *sync.WaitGroup) {
+	wg.Wait()
+	c.mu.Lock()
+	c.stopped = true
+	left := c.queue
+	c.queue = nil
+	c.mu.Unlock()
+	for _, r := range left {
+		r.done(r.build(), repository.FinishResult{Err: fmt.Errorf("easyjob: finish not written: %w", errStopped)})
+	}
+}
+
+// write builds the finishes of batch, writes them in one statement
+// (retried while ctx lives) and delivers each result, all under hold.
 func (c *completer) write(ctx context.Context, batch []finishReq) {
+	// One hold per statement, not per finish: a reconcile waiting for the
+	// gate would otherwise block this batch halfway through its holds.
+	defer c.hold()()
 	fs := make([]repository.Finish, len(batch))
 	for i, r := range batch {
-		fs[i] = r.f
+		fs[i] = r.build()
 	}
 	for attempt := 1; ; attempt++ {
 		res, err := c.store.Finish(ctx, fs)
 		if err == nil {
 			for i, r := range batch {
-				r.done <- res[i]
+				r.done(fs[i], res[i])
 			}
 			return
 		}
 		wait := backoff(attempt, 50*time.Millisecond, 2*time.Second)
 		c.log.Warn().Err(err).Int("finishes", len(fs)).Dur("retry_in", wait).Msg("easyjob: finish failed")
 		if !sleep(ctx, wait) {
-			for _, r := range batch {
-				r.done <- repository.FinishResult{Err: fmt.Errorf("easyjob: finish not written: %w", err)}
+			for i, r := range batch {
+				r.done(fs[i], repository.FinishResult{Err: fmt.Errorf("easyjob: finish not written: %w", err)})
 			}
 			return
 		}

@@ -48,17 +48,44 @@ func (n *node) stillMine(t repository.Task) bool {
 	return !n.stopping.Load() && n.picker.keeps(t)
 }
 
-// finish writes f, the finish of claim c (a root fire or a chain child),
-// through the completer and settles c by the result: a claim the write
-// kept is queued again for its next fire; any other is forgotten.
+// finish writes f, the finish of claim c, and waits until c is settled
+// by the result (settle); for chain children, whose parent's worker reads
+// the written row.
 func (n *node) finish(c *claim, f repository.Finish) repository.FinishResult {
-	// A kept claim is renewed at version+1 by this write: reconcile must not
-	// compare the row with the claim set between the write and the renewal
-	// below, or it would release a claim this node still holds.
-	n.claims.gate.RLock()
-	defer n.claims.gate.RUnlock()
-	epoch := n.claims.currentEpoch() // a kept claim renewed across a silence is void (see claimRefs)
-	res := n.completer.finish(n.bg, f, c.localAt)
+	got := make(chan repository.FinishResult, 1)
+	n.finishLater(c, func() repository.Finish { return f }, func(r repository.FinishResult) { got <- r })
+	return <-got
+}
+
+// finishLater hands the finish of claim c to the completer and returns at
+// once: build makes the finish when its batch goes out, then settle
+// applies the result, then then (if not nil) receives it. Until then the
+// pool counts the finish as work in flight (shutdown waits for it).
+func (n *node) finishLater(c *claim, build func() repository.Finish, then func(repository.FinishResult)) {
+	// A kept claim is renewed across a silence only if the epoch has not
+	// moved since just before its write: build runs under the claim gate,
+	// right before the statement.
+	var epoch int64
+	done := n.pool.pending()
+	n.completer.submit(func() repository.Finish {
+		epoch = n.claims.currentEpoch()
+		return build()
+	}, c.localAt, func(f repository.Finish, res repository.FinishResult) {
+		defer done()
+		n.settle(c, f, epoch, res)
+		if then != nil {
+			then(res)
+		}
+	})
+}
+
+// settle applies the written finish f of claim c: a claim the write kept
+// is queued again for its next fire; any other is forgotten. It runs
+// under the claim gate, which the completer holds from before the
+// statement until its results are settled: reconcile must not compare the
+// row with the claim set between the write and the renewal below, or it
+// would release a claim this node still holds.
+func (n *node) settle(c *claim, f repository.Finish, epoch int64, res repository.FinishResult) {
 	n.counts.add(time.Now())
 	switch {
 	case errors.Is(res.Err, repository.ErrClaimLost):
@@ -98,5 +125,4 @@ func (n *node) finish(c *claim, f repository.Finish) repository.FinishResult {
 	if n.hooks != nil {
 		n.hooks.fireFinished.send(res)
 	}
-	return res
 }

@@ -82,7 +82,7 @@ func newNode(cfg Config, store repository.Store, specs map[string]*taskSpec) (*n
 		}
 	}
 	slices.Sort(n.roots)
-	n.completer = newCompleter(store, n.log)
+	n.completer = newCompleter(store, n.log, n.claims.hold)
 	return n, nil
 }
 

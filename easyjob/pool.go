@@ -22,7 +22,7 @@ type pool struct {
 	waiting []*claim
 	running map[*claim]struct{}
 	settled chan struct{}  // poked when the last waiting claim leaves the queue
-	wg      sync.WaitGroup // job goroutines, until their finish is written
+	wg      sync.WaitGroup // job goroutines, and their finishes until written
 }
 
 func newPool(base context.Context, size int, exec func(context.Context, *claim)) *pool {
@@ -71,6 +71,13 @@ func (p *pool) launchLocked(c *claim) {
 // track runs f on a goroutine the pool waits for (finishing claims that
 // never got a slot).
 func (p *pool) track(f func()) { p.wg.Go(f) }
+
+// pending counts one finish in flight until the returned done is called:
+// the pool's wait covers jobs and the writes of their results.
+func (p *pool) pending() (done func()) {
+	p.wg.Add(1)
+	return p.wg.Done
+}
 
 // expire removes and returns waiting claims that began to wait before cutoff.
 func (p *pool) expire(cutoff time.Time) []*claim {

@@ -10,7 +10,8 @@ import (
 
 // execute runs one fired claim on its own goroutine, top to bottom: check
 // the fence, call the job, run its children, free the worker slot, then
-// finish with one fenced write that may keep the claim for the next fire.
+// hand over the finish, one fenced write that may keep the claim for the
+// next fire, without waiting for it.
 func (n *node) execute(ctx context.Context, c *claim) {
 	free := sync.OnceFunc(func() { n.pool.done(c) })
 	defer free()
@@ -66,11 +67,15 @@ func (n *node) execute(ctx context.Context, c *claim) {
 		free()
 	}
 	endRun(RunResult{Status: status, Err: runErr})
-	f := n.outcome(c, exec.ID, status, runErr, plan())
-	if appendRun {
-		f.Run, f.Ran = c.runRecord(), ran
-	}
-	n.finish(c, f)
+	// The outcome (next fire, keep or hand over) is worked out when the
+	// finish's batch is written, after the burst this fire started in.
+	n.finishLater(c, func() repository.Finish {
+		f := n.outcome(c, exec.ID, status, runErr, plan())
+		if appendRun {
+			f.Run, f.Ran = c.runRecord(), ran
+		}
+		return f
+	}, nil)
 }
 
 // recordStart writes c's start record at once, in its own statement.

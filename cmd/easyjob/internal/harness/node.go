@@ -98,7 +98,7 @@ func (o *nodeOpts) run(ctx context.Context) error {
 		return err
 	}
 	stopStats := writeStatsEverySecond(o.statsPath, counts)
-	stopProfile, err := cpuProfile(os.Getenv("EASYJOB_NODE_CPUPROFILE"))
+	stopProfile, err := nodeProfiles()
 	if err != nil {
 		return err
 	}

@@ -4,25 +4,44 @@ import (
 	"fmt"
 	"os"
 	"runtime/pprof"
+	"runtime/trace"
 )
 
-// cpuProfile starts a CPU profile of this node process written to
-// prefix.<pid> (EASYJOB_NODE_CPUPROFILE), for finding where a node spends
-// its time under bench load; nothing when prefix is empty.
-func cpuProfile(prefix string) (stop func(), err error) {
-	if prefix == "" {
-		return func() {}, nil
+// nodeProfiles starts what the environment asks for in this node process,
+// for finding where a node spends its time under bench load: a CPU
+// profile written to $EASYJOB_NODE_CPUPROFILE.<pid> and an execution
+// trace (the goroutine and GC timeline of every burst) to
+// $EASYJOB_NODE_TRACE.<pid>. The returned stop flushes both.
+func nodeProfiles() (stop func(), err error) {
+	var stops []func()
+	stopAll := func() {
+		for _, s := range stops {
+			s()
+		}
 	}
-	f, err := os.Create(fmt.Sprintf("%s.%d", prefix, os.Getpid()))
-	if err != nil {
-		return nil, fmt.Errorf("cpu profile: %w", err)
+	if prefix := os.Getenv("EASYJOB_NODE_CPUPROFILE"); prefix != "" {
+		f, err := os.Create(fmt.Sprintf("%s.%d", prefix, os.Getpid()))
+		if err != nil {
+			return nil, fmt.Errorf("cpu profile: %w", err)
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			_ = f.Close()
+			return nil, fmt.Errorf("cpu profile: %w", err)
+		}
+		stops = append(stops, func() { pprof.StopCPUProfile(); _ = f.Close() })
 	}
-	if err := pprof.StartCPUProfile(f); err != nil {
-		_ = f.Close()
-		return nil, fmt.Errorf("cpu profile: %w", err)
+	if prefix := os.Getenv("EASYJOB_NODE_TRACE"); prefix != "" {
+		f, err := os.Create(fmt.Sprintf("%s.%d", prefix, os.Getpid()))
+		if err != nil {
+			stopAll()
+			return nil, fmt.Errorf("trace: %w", err)
+		}
+		if err := trace.Start(f); err != nil {
+			_ = f.Close()
+			stopAll()
+			return nil, fmt.Errorf("trace: %w", err)
+		}
+		stops = append(stops, func() { trace.Stop(); _ = f.Close() })
 	}
-	return func() {
-		pprof.StopCPUProfile()
-		_ = f.Close()
-	}, nil
+	return stopAll, nil
 }
