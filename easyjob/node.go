@@ -168,6 +168,8 @@ func (n *node) run(ctx context.Context) error {
 		bgWG.Wait()
 		n.pool.cancelAll()
 		n.pool.wait()
+		n.pool.close()
+		n.pool.waitWorkers()
 		return nil
 	}
 	n.shutdown(&workWG, func() { stopBG(); bgWG.Wait() })

@@ -3,6 +3,7 @@ package easyjob
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/easyjob-go/easyjob/repository"
@@ -13,6 +14,11 @@ import (
 // that wait too long so a peer can run the fire. A slot frees as soon as
 // the job and its children return (done); the finish is written
 // afterwards, off the slot.
+//
+// Jobs run on worker goroutines that outlive them: a launched job goes to
+// a worker idling since its last job, or to a new one when none idles.
+// A burst of fires then costs no goroutine creation and no stack growth
+// per job, and an idle worker exits after workerIdle.
 type pool struct {
 	base context.Context               // parent of job contexts: Run's values, no cancel
 	exec func(context.Context, *claim) // runs one claim; calls done when its slot may go
@@ -22,11 +28,32 @@ type pool struct {
 	waiting []*claim
 	running map[*claim]struct{}
 	settled chan struct{}  // poked when the last waiting claim leaves the queue
-	wg      sync.WaitGroup // job goroutines, and their finishes until written
+	jobs    sync.WaitGroup // jobs, and their finishes until written
+
+	workers sync.WaitGroup
+	idle    atomic.Int32  // workers waiting for a job
+	handoff chan poolJob  // unbuffered: taken only by a worker idling right now
+	quit    chan struct{} // closed by close: workers exit once idle
+	closing sync.Once
 }
 
+// poolJob is a launched claim and its context.
+type poolJob struct {
+	ctx    context.Context
+	cancel context.CancelFunc
+	c      *claim
+}
+
+// workerIdle is how long a worker without a job waits for the next one:
+// longer than the gap between the bursts of every-second or every-minute
+// crons, so they find their workers.
+const workerIdle = 90 * time.Second
+
 func newPool(base context.Context, size int, exec func(context.Context, *claim)) *pool {
-	return &pool{base: base, exec: exec, free: size, running: map[*claim]struct{}{}, settled: make(chan struct{}, 1)}
+	return &pool{
+		base: base, exec: exec, free: size, running: map[*claim]struct{}{}, settled: make(chan struct{}, 1),
+		handoff: make(chan poolJob), quit: make(chan struct{}),
+	}
 }
 
 // submit runs c on a free slot or queues it.
@@ -57,26 +84,67 @@ func (p *pool) done(c *claim) {
 	p.free++
 }
 
-// launchLocked runs c's job on its own goroutine, owned by the pool.
+// launchLocked runs c's job on an idle worker, or on a new one.
 func (p *pool) launchLocked(c *claim) {
 	ctx, cancel := context.WithCancel(p.base)
 	c.run(cancel)
 	p.running[c] = struct{}{}
-	p.wg.Go(func() {
-		defer cancel()
-		p.exec(ctx, c)
-	})
+	p.jobs.Add(1)
+	j := poolJob{ctx: ctx, cancel: cancel, c: c}
+	select {
+	case p.handoff <- j:
+	default:
+		p.workers.Go(func() { p.work(j) })
+	}
 }
+
+// work runs j, then the jobs handed to it, until it idles workerIdle or
+// the pool closes.
+func (p *pool) work(j poolJob) {
+	idle := time.NewTimer(workerIdle)
+	defer idle.Stop()
+	for {
+		p.exec(j.ctx, j.c)
+		j.cancel()
+		p.jobs.Done()
+		if !p.next(idle, &j) {
+			return
+		}
+	}
+}
+
+// next waits, idle, for the next job handed to this worker; false when
+// the worker should exit.
+func (p *pool) next(idle *time.Timer, j *poolJob) bool {
+	p.idle.Add(1)
+	defer p.idle.Add(-1)
+	idle.Reset(workerIdle)
+	select {
+	case *j = <-p.handoff:
+		return true
+	case <-idle.C:
+		return false
+	case <-p.quit:
+		return false
+	}
+}
+
+// close makes idle workers exit, and the others once their job returns.
+func (p *pool) close() { p.closing.Do(func() { close(p.quit) }) }
+
+// waitWorkers returns once every worker has exited (after close, and only
+// once no job runs: a job that ignores its context keeps its worker).
+func (p *pool) waitWorkers() { p.workers.Wait() }
 
 // track runs f on a goroutine the pool waits for (finishing claims that
 // never got a slot).
-func (p *pool) track(f func()) { p.wg.Go(f) }
+func (p *pool) track(f func()) { p.jobs.Go(f) }
 
 // pending counts one finish in flight until the returned done is called:
 // the pool's wait covers jobs and the writes of their results.
 func (p *pool) pending() (done func()) {
-	p.wg.Add(1)
-	return p.wg.Done
+	p.jobs.Add(1)
+	return p.jobs.Done
 }
 
 // expire removes and returns waiting claims that began to wait before cutoff.
@@ -170,5 +238,5 @@ func (p *pool) cancelAll() {
 	}
 }
 
-// wait returns once every job goroutine has returned.
-func (p *pool) wait() { p.wg.Wait() }
+// wait returns once every job has returned and its finish is written.
+func (p *pool) wait() { p.jobs.Wait() }

@@ -67,7 +67,43 @@ func TestPoolHandsSlotToOldestWaiter(t *testing.T) {
 	}
 	p.done(c)
 	p.wait()
+	p.close()
+	p.waitWorkers()
 	if p.free != 1 || len(p.running) != 0 {
 		t.Fatalf("after all done: free=%d running=%d, want 1 and 0", p.free, len(p.running))
+	}
+}
+
+// A job launched while a worker idles runs on that worker: a burst of
+// fires creates no goroutine per job (a new worker per job would leave
+// the earlier ones idling). close makes idle workers exit.
+func TestPoolReusesIdleWorkers(t *testing.T) {
+	var p *pool
+	ran := make(chan *claim, 1)
+	p = newPool(context.Background(), 1, func(ctx context.Context, c *claim) {
+		p.done(c)
+		ran <- c
+	})
+	waitIdle := func(n int32) {
+		t.Helper()
+		deadline := time.Now().Add(5 * time.Second)
+		for p.idle.Load() != n {
+			if time.Now().After(deadline) {
+				t.Fatalf("idle workers = %d, want %d", p.idle.Load(), n)
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}
+	for i := range 20 {
+		c := newClaim(repository.Task{ID: repository.TaskID(i + 1)}, nil, time.Time{}, 0)
+		p.submit(c)
+		<-ran
+		p.wait()
+		waitIdle(1)
+	}
+	p.close()
+	p.waitWorkers()
+	if got := p.idle.Load(); got != 0 {
+		t.Fatalf("after close: %d workers idle, want 0", got)
 	}
 }

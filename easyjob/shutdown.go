@@ -25,7 +25,8 @@ const abandonAfter = 2 * time.Second
 //     contexts and wait for them (their results are still recorded) at
 //     most abandonAfter more: a job that ignores its context is left
 //     running, unrecorded, and its claim to peers' recovery (at least
-//     once: they re-run the fire and mark its execution abandoned);
+//     once: they re-run the fire and mark its execution abandoned); idle
+//     workers exit;
 //  4. release, in one statement, every row still claimed by this node
 //     (finishes that kept a claim while the node began to stop);
 //  5. stop the completer and the heartbeat;
@@ -51,6 +52,7 @@ func (n *node) shutdown(work *sync.WaitGroup, stopBackground func()) {
 	done := make(chan struct{})
 	go func() { n.pool.wait(); close(done) }()
 	grace := time.NewTimer(n.cfg.ShutdownGrace)
+	stuck := false
 	select {
 	case <-done:
 	case <-grace.C:
@@ -60,11 +62,16 @@ func (n *node) shutdown(work *sync.WaitGroup, stopBackground func()) {
 		select {
 		case <-done:
 		case <-abandon.C:
+			stuck = true
 			n.log.Error().Dur("waited", abandonAfter).Msg("easyjob: jobs ignore their cancelled context; leaving them to peers' recovery")
 		}
 		abandon.Stop()
 	}
 	grace.Stop()
+	n.pool.close()
+	if !stuck {
+		n.pool.waitWorkers() // idle: they exit at once
+	}
 	n.releaseHeld()
 
 	stopBackground()
