@@ -6,25 +6,42 @@ import (
 	"os"
 	"strconv"
 	"sync"
+	"time"
 )
 
-// fileLedger appends one line per fire to a file opened with O_APPEND, one
-// write(2) per line: a line is either wholly in the file or not at all, and
-// everything written survives a SIGKILL of the process.
+// fileLedger appends one line per fire to a file opened with O_APPEND.
+// Unbuffered (chaos), each line is one write(2): a line is either wholly in
+// the file or not at all, and everything written survives a SIGKILL of
+// the process. Buffered (bench, which kills nothing), lines collect in
+// memory and go out every flushEvery and at close: a write per fire, all
+// of them to one file, would make the measuring cost a sizeable part of
+// what it measures (the appends serialise on the file).
 type fileLedger struct {
 	f    *os.File
-	mu   sync.Mutex // only guards err
-	err  error
 	bufs sync.Pool
+
+	mu  sync.Mutex
+	err error
+	buf []byte // buffered mode: lines not yet written
+
+	stop chan struct{}
+	wg   sync.WaitGroup
 }
 
-// openFileLedger opens (creates) the ledger file at path for appending.
-func openFileLedger(path string) (*fileLedger, error) {
+// openFileLedger opens (creates) the ledger file at path for appending;
+// flushEvery > 0 buffers lines for that long (see fileLedger).
+func openFileLedger(path string, flushEvery time.Duration) (*fileLedger, error) {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
 		return nil, err
 	}
-	return &fileLedger{f: f, bufs: sync.Pool{New: func() any { b := make([]byte, 0, 128); return &b }}}, nil
+	l := &fileLedger{f: f, bufs: sync.Pool{New: func() any { b := make([]byte, 0, 128); return &b }}}
+	if flushEvery > 0 {
+		l.stop = make(chan struct{})
+		l.buf = make([]byte, 0, 64<<10)
+		l.wg.Go(func() { l.flushLoop(flushEvery) })
+	}
+	return l, nil
 }
 
 // appendLine formats f as "task sched node start attempt exec version\n"
@@ -47,22 +64,68 @@ func appendLine(b []byte, f fire) []byte {
 }
 
 func (l *fileLedger) record(f fire) {
+	if l.stop != nil {
+		l.mu.Lock()
+		l.buf = appendLine(l.buf, f)
+		l.mu.Unlock()
+		return
+	}
 	bp := l.bufs.Get().(*[]byte)
 	b := appendLine((*bp)[:0], f)
 	_, err := l.f.Write(b) // one write(2): O_APPEND makes it atomic for a regular file
 	*bp = b
 	l.bufs.Put(bp)
 	if err != nil {
-		l.mu.Lock()
-		if l.err == nil {
-			l.err = err
-			fmt.Fprintf(os.Stderr, "easyjob _node: ledger write: %v\n", err)
-		}
-		l.mu.Unlock()
+		l.fail(err)
 	}
 }
 
-func (l *fileLedger) close() error { return l.f.Close() }
+func (l *fileLedger) fail(err error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.err == nil {
+		l.err = err
+		fmt.Fprintf(os.Stderr, "easyjob _node: ledger write: %v\n", err)
+	}
+}
+
+// flushLoop writes the buffered lines every every until close.
+func (l *fileLedger) flushLoop(every time.Duration) {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	var out []byte
+	for {
+		select {
+		case <-l.stop:
+			return
+		case <-t.C:
+		}
+		out = l.flush(out)
+	}
+}
+
+// flush writes what is buffered; spare is reused as the next buffer.
+func (l *fileLedger) flush(spare []byte) []byte {
+	l.mu.Lock()
+	out := l.buf
+	l.buf = spare[:0]
+	l.mu.Unlock()
+	if len(out) > 0 {
+		if _, err := l.f.Write(out); err != nil {
+			l.fail(err)
+		}
+	}
+	return out
+}
+
+func (l *fileLedger) close() error {
+	if l.stop != nil {
+		close(l.stop)
+		l.wg.Wait()
+		l.flush(nil)
+	}
+	return l.f.Close()
+}
 
 // parseLine parses one ledger line (without the newline).
 func parseLine(line []byte) (fire, error) {

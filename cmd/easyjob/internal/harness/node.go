@@ -24,11 +24,12 @@ const NodeCommand = "_node"
 
 // nodeOpts is one node process: its parameters and where it reports.
 type nodeOpts struct {
-	params     nodeParams
-	ledgerPath string
-	statsPath  string
-	name       string
-	logLevel   string
+	params      nodeParams
+	ledgerPath  string
+	ledgerFlush time.Duration
+	statsPath   string
+	name        string
+	logLevel    string
 }
 
 // Node is the hidden NodeCommand: one node on --dsn that records every
@@ -47,6 +48,7 @@ func (o *nodeOpts) flagSet() *flag.FlagSet {
 	fs.IntVar(&o.params.Tasks, "tasks", 100, "number of tasks")
 	addNodeFlags(fs, &o.params)
 	fs.StringVar(&o.ledgerPath, "ledger", "", "append-only ledger file")
+	fs.DurationVar(&o.ledgerFlush, "ledger-flush", 0, "buffer ledger lines and write them this often (0: one write per fire, kept by a SIGKILL)")
 	fs.StringVar(&o.statsPath, "stats", "", "stats file (JSON)")
 	fs.StringVar(&o.name, "name", "", "node name (default host:pid)")
 	fs.StringVar(&o.logLevel, "log-level", "warn", "zerolog level of the node's log on stderr")
@@ -68,7 +70,7 @@ func (o *nodeOpts) run(ctx context.Context) error {
 	}
 	log := zerolog.New(os.Stderr).Level(lvl).With().Timestamp().Int("pid", os.Getpid()).Logger()
 
-	led, err := openFileLedger(o.ledgerPath)
+	led, err := openFileLedger(o.ledgerPath, o.ledgerFlush)
 	if err != nil {
 		return err
 	}

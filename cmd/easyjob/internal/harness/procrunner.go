@@ -23,7 +23,8 @@ func startProcRunner(o benchOpts, p nodeParams) (*procRunner, error) {
 	if err != nil {
 		return nil, err
 	}
-	c.extra = []string{"--log-level", o.logLevel}
+	// The bench kills no node: its ledgers may buffer (see fileLedger).
+	c.extra = []string{"--log-level", o.logLevel, "--ledger-flush", "100ms"}
 	r := &procRunner{c: c, slots: o.nodes}
 	for i := range o.nodes {
 		if i > 0 && o.stagger > 0 {
