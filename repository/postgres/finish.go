@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/uptrace/bun/dialect/pgdialect"
-
 	"github.com/easyjob-go/easyjob/repository"
 )
 
@@ -130,6 +128,9 @@ n AS (
 )
 SELECT u.ord, %s FROM u WHERE (SELECT count(*) FROM n) >= 0`
 
+// finishQuery is finishSQL as sent (queryBinary).
+var finishQuery = dollarPlaceholders(fmt.Sprintf(finishSQL, taskCols("t"), taskCols("u")))
+
 // Finish applies many finishes in one statement, each with its own fence;
 // results are in the order of fs.
 func (s *Store) Finish(ctx context.Context, fs []repository.Finish) ([]repository.FinishResult, error) {
@@ -163,17 +164,10 @@ func (s *Store) Finish(ctx context.Context, fs []repository.Finish) ([]repositor
 		c.parent = append(c.parent, r.ParentExecutionID)
 		c.ranUS = append(c.ranUS, f.Ran.Microseconds())
 	}
-	args := []any{
-		pgdialect.Array(c.ord), pgdialect.Array(c.id), pgdialect.Array(c.version), pgdialect.Array(c.node),
-		pgdialect.Array(c.exec), pgdialect.Array(c.status), pgdialect.Array(c.err), pgdialect.Array(c.next),
-		pgdialect.Array(c.attempt), pgdialect.Array(c.cron), pgdialect.Array(c.done), pgdialect.Array(c.keep),
-		pgdialect.Array(c.handoff),
-		pgdialect.Array(c.run), pgdialect.Array(c.scheduled), pgdialect.Array(c.runAttempt), pgdialect.Array(c.misfire),
-		pgdialect.Array(c.parent), pgdialect.Array(c.ranUS),
-		pgdialect.Array(c.id), pgdialect.Array(c.exec),
-	}
-	q := fmt.Sprintf(finishSQL, taskCols("t"), taskCols("u"))
-	got, err := s.db.QueryContext(ctx, q, args...)
+	got, err := s.queryBinary(ctx, finishQuery,
+		c.ord, c.id, c.version, c.node, c.exec, c.status, c.err, c.next, c.attempt, c.cron, c.done, c.keep, c.handoff,
+		c.run, c.scheduled, c.runAttempt, c.misfire, c.parent, c.ranUS,
+		c.id, c.exec)
 	if err != nil {
 		return nil, fmt.Errorf("easyjob/postgres: finish %d tasks: %w", len(fs), err)
 	}

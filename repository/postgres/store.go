@@ -26,7 +26,8 @@ const notifyChannel = "easyjob"
 
 // Store is a repository.Store on PostgreSQL. It is safe for concurrent use.
 type Store struct {
-	db   *bun.DB
+	db     *bun.DB
+	binary bool // hot statements name pgx's exec mode (binaryMode)
 	prio *priorityConn // heartbeats and live views
 	opts optionsMemo   // decoded task options, by their JSON
 	// owned says whether Close closes db: true only when Open created it.
@@ -66,6 +67,7 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 	}
 	s := NewBun(bun.NewDB(sqlDB, pgdialect.New()))
 	s.owned = true
+	s.binary = s.binary && !strings.Contains(dsn, "default_query_exec_mode")
 	return s, nil
 }
 
@@ -78,7 +80,7 @@ func New(db *sql.DB) *Store {
 // NewBun wraps a bun.DB using pgdialect over pgx. The caller owns db: Close
 // does not close it.
 func NewBun(db *bun.DB) *Store {
-	return &Store{db: db, prio: &priorityConn{}}
+	return &Store{db: db, binary: binaryMode(db.DB), prio: &priorityConn{}}
 }
 
 // DB returns the underlying bun.DB, for tools (the CLI's status queries).
