@@ -27,9 +27,9 @@ const notifyChannel = "easyjob"
 // Store is a repository.Store on PostgreSQL. It is safe for concurrent use.
 type Store struct {
 	db     *bun.DB
-	binary bool // hot statements name pgx's exec mode (binaryMode)
-	prio *priorityConn // heartbeats and live views
-	opts optionsMemo   // decoded task options, by their JSON
+	binary bool          // hot statements name pgx's exec mode (binaryMode)
+	prio   *priorityConn // heartbeats and live views
+	opts   optionsMemo   // decoded task options, by their JSON
 	// owned says whether Close closes db: true only when Open created it.
 	owned bool
 }
