@@ -77,19 +77,11 @@ func (c *completer) submit(build func() repository.Finish, fired time.Time, done
 	}
 }
 
-// finish submits f, the finish of a fire at local time fired, and waits
-// for its result.
-func (c *completer) finish(f repository.Finish, fired time.Time) repository.FinishResult {
-	got := make(chan repository.FinishResult, 1)
-	c.submit(func() repository.Finish { return f }, fired, func(_ repository.Finish, r repository.FinishResult) { got <- r })
-	return <-got
-}
-
-// take removes and returns up to max queued requests, oldest first.
-func (c *completer) take(max int) []finishReq {
+// take removes and returns up to limit queued requests, oldest first.
+func (c *completer) take(limit int) []finishReq {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	k := min(len(c.queue), max)
+	k := min(len(c.queue), limit)
 	batch := make([]finishReq, k)
 	copy(batch, c.queue[:k])
 	clear(c.queue[:k])

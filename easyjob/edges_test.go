@@ -21,7 +21,9 @@ func TestOutageNoDoubleFire(t *testing.T) {
 	var l ledger
 	cfg := Config{
 		Group: group, Strategy: "id_hash",
-		HeartbeatInterval: 300 * time.Millisecond, LiveAfter: 600 * time.Millisecond, DeadAfter: 3 * time.Second,
+		// DeadAfter leaves room for the stagger below plus each node's
+		// heartbeat retry backoff (up to 1 s) and the peers' own spread.
+		HeartbeatInterval: 300 * time.Millisecond, LiveAfter: 600 * time.Millisecond, DeadAfter: 5 * time.Second,
 		RecoverInterval: 200 * time.Millisecond, PollInterval: 300 * time.Millisecond, FetchWindow: 2 * time.Second,
 		ShutdownGrace: 5 * time.Second,
 	}
@@ -46,7 +48,7 @@ func TestOutageNoDoubleFire(t *testing.T) {
 	for _, s := range stores {
 		s.down.Store(true)
 	}
-	time.Sleep(5 * time.Second) // the outage itself: longer than DeadAfter
+	time.Sleep(6 * time.Second) // the outage itself: longer than DeadAfter
 	stores[1].down.Store(false)
 	stores[2].down.Store(false)
 	ctx := context.Background()

@@ -62,15 +62,12 @@ func (n *node) finish(c *claim, f repository.Finish) repository.FinishResult {
 // applies the result, then then (if not nil) receives it. Until then the
 // pool counts the finish as work in flight (shutdown waits for it).
 func (n *node) finishLater(c *claim, build func() repository.Finish, then func(repository.FinishResult)) {
-	// A kept claim is renewed across a silence only if the epoch has not
-	// moved since just before its write: build runs under the claim gate,
-	// right before the statement.
-	var epoch int64
+	// A claim kept by this finish is void if a silence began since its job
+	// ended (the epoch moved): the node dropped its claims then, and must
+	// not take this one up again even though the fenced write kept it.
+	epoch := n.claims.currentEpoch()
 	done := n.pool.pending()
-	n.completer.submit(func() repository.Finish {
-		epoch = n.claims.currentEpoch()
-		return build()
-	}, c.localAt, func(f repository.Finish, res repository.FinishResult) {
+	n.completer.submit(build, c.localAt, func(f repository.Finish, res repository.FinishResult) {
 		defer done()
 		n.settle(c, f, epoch, res)
 		if then != nil {
