@@ -50,6 +50,12 @@ const (
 	finishQuiet       = 15 * time.Millisecond
 )
 
+// maxWriteRetry caps the backoff of a finish or start write that failed:
+// kept claims are queued again only once their finish is written, so
+// after an outage fires resume within about this long of the database
+// answering. A few failed attempts a second per node cost little.
+const maxWriteRetry = 500 * time.Millisecond
+
 func newCompleter(store repository.Store, log zerolog.Logger, hold func() (release func())) *completer {
 	return &completer{store: store, log: log, hold: hold, ready: make(chan struct{}, 1)}
 }
@@ -175,7 +181,7 @@ func (c *completer) write(ctx context.Context, batch []finishReq) {
 			}
 			return
 		}
-		wait := backoff(attempt, 50*time.Millisecond, 2*time.Second)
+		wait := backoff(attempt, 50*time.Millisecond, maxWriteRetry)
 		c.log.Warn().Err(err).Int("finishes", len(fs)).Dur("retry_in", wait).Msg("easyjob: finish failed")
 		if !sleep(ctx, wait) {
 			for i, r := range batch {

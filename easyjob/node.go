@@ -18,7 +18,8 @@ import (
 
 // node is one running Scheduler: the state its loops share. Each loop
 // lives in the file named after it; a claim's life reads boss.go (fire) →
-// pool.go (slot) → worker.go (run) → chain.go (children) → finish.go.
+// pool.go (slot and worker) → worker.go (run) → chain.go (children) →
+// finish.go (hand-over) → completer.go (batched write) → finish.go (settle).
 type node struct {
 	cfg   Config
 	store repository.Store

@@ -153,7 +153,7 @@ func (s *starter) start(ctx context.Context, batch []*claim) {
 			break
 		}
 		s.lost()
-		wait := backoff(attempt, 50*time.Millisecond, 2*time.Second)
+		wait := backoff(attempt, 50*time.Millisecond, maxWriteRetry)
 		s.log.Warn().Err(err).Int("starts", len(reqs)).Dur("retry_in", wait).Msg("easyjob: recording starts failed")
 		if !sleep(ctx, wait) {
 			break
