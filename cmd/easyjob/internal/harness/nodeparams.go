@@ -45,7 +45,7 @@ func addNodeFlags(fs *flag.FlagSet, p *nodeParams) {
 	fs.DurationVar(&p.DeadAfter, "dead-after", 0, "Config.DeadAfter (0 = library default, 3 heartbeats)")
 	fs.DurationVar(&p.RecoverInterval, "recover-interval", 0, "Config.RecoverInterval (0 = library default, 1s)")
 	fs.IntVar(&p.Workers, "workers", 0, "Config.Workers (0 = library default, 10)")
-	fs.IntVar(&p.MaxClaims, "max-claims", 0, "Config.MaxClaims (0 = library default, 100 × workers)")
+	fs.IntVar(&p.MaxClaims, "max-claims", 0, "Config.MaxClaims (0 = library default, 1000 × workers)")
 	fs.BoolVar(&p.Metrics, "metrics", false, "give every node a Prometheus observer (easyjob/metrics/prom), scraped every 15s")
 }
 
