@@ -69,7 +69,7 @@ func (n *node) boss(ctx context.Context) {
 // or silent, or the claim was replaced, dropped or taken before a silence
 // (releasing one no longer held is a fenced no-op).
 func (n *node) dispatch(c *claim) bool {
-	if !n.claims.valid(c) || n.stopping.Load() || n.suspect() {
+	if n.stopping.Load() || n.suspect() || !n.claims.fire(c) {
 		return false
 	}
 	// Only the cheap part here: the boss fires every due claim in a row.
@@ -100,5 +100,5 @@ func (n *node) giveBack(c *claim) {
 	if appendRun {
 		f.Run = c.runRecord()
 	}
-	n.finishLater(c, func() repository.Finish { return f }, nil)
+	n.finishLater(c, f, nil)
 }

@@ -23,6 +23,8 @@ type claim struct {
 	foundAt time.Time                // database time the fire was found due
 	misfire repository.MisfireAction // "" when on time
 
+	successorState // a kept claim queued before its predecessor's finish is written (successor.go)
+
 	mu       sync.Mutex
 	waitFrom time.Time          // when it began to wait for a worker
 	cancel   context.CancelFunc // set while its job runs
@@ -47,8 +49,18 @@ func newClaim(t repository.Task, spec *taskSpec, localAt time.Time, epoch int64)
 	return &claim{task: t, spec: spec, localAt: localAt, epoch: epoch, index: -1, started: make(chan struct{})}
 }
 
-// fence is what every write that depends on this claim carries.
-func (c *claim) fence() repository.Claim { return c.task.Claim() }
+// fence is what every write that depends on this claim carries. A void
+// successor's fence matches no row: its writes are recorded as fenced.
+func (c *claim) fence() repository.Claim {
+	f := c.task.Claim()
+	if c.void.Load() {
+		f.Version = voidVersion
+	}
+	return f
+}
+
+// voidVersion is the version a void claim's writes carry (no row has it).
+const voidVersion = -1
 
 // fire marks the claim fired at database time now.
 func (c *claim) fire(now time.Time) {
@@ -70,11 +82,11 @@ func (c *claim) waitingSince() time.Time {
 }
 
 // run records the cancel of the job's context. When the start already
-// failed the job is cancelled at once.
+// failed, or the claim is a void successor, the job is cancelled at once.
 func (c *claim) run(cancel context.CancelFunc) {
 	c.mu.Lock()
 	c.cancel = cancel
-	failed := c.startErr != nil
+	failed := c.startErr != nil || c.void.Load()
 	c.mu.Unlock()
 	if failed {
 		cancel()

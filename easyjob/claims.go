@@ -48,13 +48,19 @@ func (s *claimSet) add(c *claim) {
 }
 
 // drop forgets the given claims (those still held) and returns the fences
-// of all of them, for a release.
+// of all of them, for a release. A successor not yet confirmed, or void,
+// is voided instead and has no fence to release: its row is its
+// predecessor's, which that finish's settling releases or keeps.
 func (s *claimSet) drop(cs ...*claim) []repository.Claim {
 	fences := make([]repository.Claim, 0, len(cs))
 	s.mu.Lock()
 	for _, c := range cs {
-		if s.held[c.task.ID] == c {
+		switch {
+		case s.held[c.task.ID] == c:
 			delete(s.held, c.task.ID)
+		case c.void.Load() || c.pred.Load() != nil:
+			c.void.Store(true)
+			continue
 		}
 		fences = append(fences, c.fence())
 	}
@@ -62,24 +68,55 @@ func (s *claimSet) drop(cs ...*claim) []repository.Claim {
 	return fences
 }
 
-// valid reports whether c is still its task's claim, taken in the
-// current epoch.
+// valid reports whether c may fire: it is its task's claim, or the
+// successor of the claim still held, taken in the current epoch and not
+// void.
 func (s *claimSet) valid(c *claim) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.held[c.task.ID] == c && c.epoch == s.epoch.Load()
+	return s.validLocked(c)
+}
+
+func (s *claimSet) validLocked(c *claim) bool {
+	if c.epoch != s.epoch.Load() || c.void.Load() {
+		return false
+	}
+	h := s.held[c.task.ID]
+	return h == c || (h != nil && c.pred.Load() == h)
+}
+
+// fire reports whether c may fire (valid) and marks it fired, in one
+// step against a settling that voids it.
+func (s *claimSet) fire(c *claim) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.validLocked(c) {
+		return false
+	}
+	c.shot.Store(true)
+	return true
+}
+
+// voidClaim makes c void (it will not fire) and reports whether it had
+// fired already.
+func (s *claimSet) voidClaim(c *claim) (fired bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c.void.Store(true)
+	return c.shot.Load()
 }
 
 // renew replaces c by next, the claim a finish kept for the task's next
-// fire, when c is still held and keep (called under the set's lock)
-// agrees; otherwise it forgets c. It reports whether next is held.
+// fire, when c is still held, next is not void and keep (called under the
+// set's lock) agrees; otherwise it forgets c. It reports whether next is
+// held.
 func (s *claimSet) renew(c, next *claim, keep func() bool) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.held[c.task.ID] != c {
 		return false
 	}
-	if keep() {
+	if !next.void.Load() && keep() {
 		s.held[c.task.ID] = next
 		return true
 	}

@@ -53,37 +53,47 @@ func (n *node) stillMine(t repository.Task) bool {
 // the written row.
 func (n *node) finish(c *claim, f repository.Finish) repository.FinishResult {
 	got := make(chan repository.FinishResult, 1)
-	n.finishLater(c, func() repository.Finish { return f }, func(r repository.FinishResult) { got <- r })
+	n.finishLater(c, f, func(r repository.FinishResult) { got <- r })
 	return <-got
 }
 
-// finishLater hands the finish of claim c to the completer and returns at
-// once: build makes the finish when its batch goes out, then settle
-// applies the result, then then (if not nil) receives it. Until then the
-// pool counts the finish as work in flight (shutdown waits for it).
-func (n *node) finishLater(c *claim, build func() repository.Finish, then func(repository.FinishResult)) {
+// finishLater hands f, the finish of claim c, to the completer and returns
+// at once; settle applies the result, then then (if not nil) receives it.
+// A finish that keeps the claim queues the claim's next fire now (its
+// successor, successor.go), not once the write returns. A successor's own
+// finish waits for its predecessor's to settle. Until then the pool counts
+// the finish as work in flight (shutdown waits for it).
+func (n *node) finishLater(c *claim, f repository.Finish, then func(repository.FinishResult)) {
 	// A claim kept by this finish is void if a silence began since its job
 	// ended (the epoch moved): the node dropped its claims then, and must
 	// not take this one up again even though the fenced write kept it.
 	epoch := n.claims.currentEpoch()
 	done := n.pool.pending()
-	n.completer.submit(build, c.localAt, func(f repository.Finish, res repository.FinishResult) {
-		defer done()
-		n.settle(c, f, epoch, res)
-		if then != nil {
-			then(res)
-		}
+	whenConfirmed(c, func() {
+		f.Claim = c.fence() // void (fenced) when c was not confirmed
+		n.speculate(c, f)
+		n.completer.submit(func() repository.Finish { return f }, c.localAt, func(f repository.Finish, res repository.FinishResult) {
+			defer done()
+			n.settle(c, f, epoch, res)
+			if then != nil {
+				then(res)
+			}
+		})
 	})
 }
 
 // settle applies the written finish f of claim c: a claim the write kept
-// is queued again for its next fire; any other is forgotten. It runs
-// under the claim gate, which the completer holds from before the
-// statement until its results are settled: reconcile must not compare the
-// row with the claim set between the write and the renewal below, or it
-// would release a claim this node still holds.
+// is held again for its next fire (its successor, when the row is the one
+// predicted; else a claim of the written row, queued now); any other is
+// forgotten, and a successor not confirmed is void. It runs under the
+// claim gate, which the completer holds from before the statement until
+// its results are settled: reconcile must not compare the row with the
+// claim set between the write and the renewal below, or it would release
+// a claim this node still holds.
 func (n *node) settle(c *claim, f repository.Finish, epoch int64, res repository.FinishResult) {
 	n.counts.add(time.Now())
+	succ := c.successor()
+	defer c.markSettled()
 	switch {
 	case errors.Is(res.Err, repository.ErrClaimLost):
 		// Fenced, or a retry of a finish whose first reply was lost: then
@@ -97,14 +107,27 @@ func (n *node) settle(c *claim, f repository.Finish, epoch int64, res repository
 		n.claims.drop(c)
 		n.log.Error().Err(res.Err).Str("task", c.task.Name).Msg("easyjob: finish not written")
 	case res.Task.Status == repository.TaskDoing && res.Task.NodeID == n.id():
-		next := newClaim(res.Task, c.spec, n.toLocal(res.Task.NextStartTime), epoch)
+		next := succ
+		if next == nil || !next.predicts(res.Task) || (!next.shot.Load() && next.epoch != epoch) {
+			next = newClaim(res.Task, c.spec, n.toLocal(res.Task.NextStartTime), epoch)
+		}
 		// A live view that changed during the write does not undo the keep:
 		// the claim is ours and fires once more here; the next finish hands
 		// it over in its own statement. Releasing it now would cost one
-		// statement per task just when nodes join (a release storm).
+		// statement per task just when nodes join (a release storm). A
+		// successor that already fired is held whatever happened since
+		// (stopping, a silence): its fire ran, so its finish must be written
+		// like that of any running job, or the row would offer that fire
+		// again.
 		switch {
-		case n.claims.renew(c, next, func() bool { return !n.stopping.Load() && n.claims.currentEpoch() == epoch }):
-			n.queue.push(next)
+		case n.claims.renew(c, next, func() bool {
+			return next.shot.Load() || (n.claims.currentEpoch() == epoch && !n.stopping.Load())
+		}):
+			if next != succ {
+				n.queue.push(next)
+			} else {
+				succ = nil // confirmed
+			}
 		case n.stopping.Load():
 			// Shutdown releases every row still claimed in one statement
 			// once the jobs are done (releaseHeld).
@@ -118,6 +141,9 @@ func (n *node) settle(c *claim, f repository.Finish, epoch int64, res repository
 			n.observe(Event{Kind: EventHandover, Task: c.spec.name})
 		}
 		n.claims.drop(c)
+	}
+	if succ != nil {
+		n.voidSuccessor(succ)
 	}
 	if n.hooks != nil {
 		n.hooks.fireFinished.send(res)

@@ -3,6 +3,7 @@ package easyjob
 import (
 	"context"
 	"errors"
+	"sync"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -30,6 +31,12 @@ type starter struct {
 	in    chan []*claim // one slice per boss pass: the starter wakes once per burst
 	max   int           // claims per statement
 	after time.Duration // startRecordAfter
+
+	// Records of successors asked before their claim was confirmed wait
+	// for the confirmation (successor.go), then come back here.
+	mu      sync.Mutex
+	resumed []*claim
+	poke    chan struct{}
 }
 
 // maxStartBatch bounds one StartExecutions statement.
@@ -50,6 +57,7 @@ func newStarter(store repository.ExecutionStore, log zerolog.Logger, p *pool, st
 	return &starter{
 		store: store, log: log, pool: p, stats: st, lost: lost,
 		in: make(chan []*claim, 1024), max: maxStartBatch, after: startRecordAfter,
+		poke: make(chan struct{}, 1),
 	}
 }
 
@@ -95,6 +103,8 @@ func (s *starter) run(ctx context.Context) {
 			return
 		case cs := <-s.in:
 			waiting = append(waiting, cs...)
+		case <-s.poke:
+			s.write(ctx, s.takeResumed())
 		case <-timer.C:
 		}
 		if !timer.Stop() {
@@ -108,6 +118,9 @@ func (s *starter) run(ctx context.Context) {
 
 // stop fails the records still to be written, so nothing waits on them.
 func (s *starter) stop(waiting []*claim) {
+	for _, c := range s.takeResumed() {
+		c.setStarted(repository.Execution{}, errStopped) // asked already
+	}
 	for {
 		for _, c := range waiting {
 			if c.askRecord() {
@@ -137,8 +150,42 @@ func (s *starter) write(ctx context.Context, due []*claim) {
 	}
 }
 
-// start records the starts of batch.
+// resume hands back the record of c, whose claim is now confirmed or
+// void. It never blocks: it runs on the goroutine that settled the claim
+// before.
+func (s *starter) resume(c *claim) {
+	s.mu.Lock()
+	s.resumed = append(s.resumed, c)
+	s.mu.Unlock()
+	select {
+	case s.poke <- struct{}{}:
+	default:
+	}
+}
+
+func (s *starter) takeResumed() []*claim {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	cs := s.resumed
+	s.resumed = nil
+	return cs
+}
+
+// start records the starts of batch. The record of a successor not yet
+// confirmed waits for its confirmation (resume): written now, it would
+// find the row still at the version before and cancel a fire that is
+// ours.
 func (s *starter) start(ctx context.Context, batch []*claim) {
+	ready := batch[:0:0]
+	for _, c := range batch {
+		if p := c.pred.Load(); p != nil && p.afterSettle(func() { s.resume(c) }) {
+			continue
+		}
+		ready = append(ready, c)
+	}
+	if batch = ready; len(batch) == 0 {
+		return
+	}
 	reqs := make([]repository.ExecStart, len(batch))
 	for i, c := range batch {
 		reqs[i] = repository.ExecStart{Claim: c.fence(), Execution: *c.runRecord()}
