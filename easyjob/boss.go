@@ -100,5 +100,5 @@ func (n *node) giveBack(c *claim) {
 	if appendRun {
 		f.Run = c.runRecord()
 	}
-	n.finishLater(c, f, nil)
+	n.finishLater(c, func() repository.Finish { return f }, nil)
 }

@@ -19,24 +19,38 @@ import (
 //
 // Submitting never blocks and nobody waits for the write: a worker hands
 // its finish over and is free, and the result is delivered to a callback
-// on the statement's goroutine. The finish itself is built only when its
-// batch is (build), after the burst of jobs it belongs to has started, so
-// the next-fire arithmetic does not take CPU from jobs starting.
+// on the statement's goroutine. The finish itself is built (build) after
+// the burst of jobs it belongs to has started, so the next-fire
+// arithmetic, and the queueing of a kept claim's next fire that goes with
+// it (successor.go), do not take CPU from jobs starting; but it is built
+// as soon as that is over, even when every statement is busy and its
+// batch must wait, so the next fire never waits for a write.
 type completer struct {
 	store repository.Store
 	log   zerolog.Logger
 	hold  func() (release func()) // held around a statement and the delivery of its results (the claim gate)
 
 	mu      sync.Mutex
-	queue   []finishReq
+	queue   []*finishReq
+	built   int           // the first built requests of queue (only run changes it)
 	stopped bool          // run has returned: submissions fail at once
 	ready   chan struct{} // poked when the queue becomes non-empty
 }
 
 type finishReq struct {
 	build func() repository.Finish
-	quiet time.Time // not written before this local time (see run)
+	quiet time.Time // not built or written before this local time (see run)
 	done  func(repository.Finish, repository.FinishResult)
+	f     repository.Finish // built, once built is true
+	built bool
+}
+
+// finish returns the request's finish, building it if not yet.
+func (r *finishReq) finish() repository.Finish {
+	if !r.built {
+		r.f, r.built = r.build(), true
+	}
+	return r.f
 }
 
 // maxFinishBatch bounds one Finish statement, maxFinishInFlight the
@@ -51,9 +65,10 @@ const (
 )
 
 // maxWriteRetry caps the backoff of a finish or start write that failed:
-// kept claims are queued again only once their finish is written, so
-// after an outage fires resume within about this long of the database
-// answering. A few failed attempts a second per node cost little.
+// a kept claim's next fire may run before its finish is written, but the
+// fire after that waits for it, so after an outage fires resume within
+// about this long of the database answering. A few failed attempts a
+// second per node cost little.
 const maxWriteRetry = 500 * time.Millisecond
 
 func newCompleter(store repository.Store, log zerolog.Logger, hold func() (release func())) *completer {
@@ -72,7 +87,7 @@ func (c *completer) submit(build func() repository.Finish, fired time.Time, done
 		done(build(), repository.FinishResult{Err: fmt.Errorf("easyjob: finish not written: %w", errStopped)})
 		return
 	}
-	c.queue = append(c.queue, finishReq{build: build, quiet: fired.Add(finishQuiet), done: done})
+	c.queue = append(c.queue, &finishReq{build: build, quiet: fired.Add(finishQuiet), done: done})
 	first := len(c.queue) == 1
 	c.mu.Unlock()
 	if first {
@@ -84,18 +99,38 @@ func (c *completer) submit(build func() repository.Finish, fired time.Time, done
 }
 
 // take removes and returns up to limit queued requests, oldest first.
-func (c *completer) take(limit int) []finishReq {
+func (c *completer) take(limit int) []*finishReq {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	k := min(len(c.queue), limit)
-	batch := make([]finishReq, k)
+	batch := make([]*finishReq, k)
 	copy(batch, c.queue[:k])
 	clear(c.queue[:k])
 	c.queue = c.queue[k:]
+	c.built = max(c.built-k, 0)
 	if len(c.queue) == 0 {
 		c.queue = nil // let the backing array go after a burst
 	}
 	return batch
+}
+
+// prepare builds the queued requests whose quiet time has passed and that
+// are not built yet. Only run calls it, as it does take, so the requests
+// it builds outside the lock stay queued meanwhile.
+func (c *completer) prepare(now time.Time) {
+	c.mu.Lock()
+	from, to := c.built, c.built
+	for to < len(c.queue) && !c.queue[to].quiet.After(now) {
+		to++
+	}
+	reqs := append([]*finishReq(nil), c.queue[from:to]...)
+	c.mu.Unlock()
+	for _, r := range reqs {
+		r.finish()
+	}
+	c.mu.Lock()
+	c.built = to
+	c.mu.Unlock()
 }
 
 // oldestQuiet returns the quiet time of the oldest queued request, and
@@ -115,19 +150,16 @@ func (c *completer) oldestQuiet() (time.Time, bool) {
 // lives. Before a batch goes out, settle waits (briefly) for the fires
 // queued behind a burst to get a worker, and the batch waits for its
 // oldest finish's quiet time: the statement should not take CPU from jobs
-// still starting, and the batch grows meanwhile.
+// still starting, and the batch grows meanwhile. While every statement is
+// busy, the requests that come in are built every finishQuiet, so their
+// next fires are queued without waiting for a free statement.
 func (c *completer) run(ctx context.Context, settle func(context.Context)) {
 	var wg sync.WaitGroup
 	defer c.stop(&wg)
 	slots := make(chan struct{}, maxFinishInFlight)
+	tick := time.NewTimer(time.Hour)
+	defer tick.Stop()
 	for {
-		// A free slot first: while none is, requests queue up and make the
-		// next batch.
-		select {
-		case <-ctx.Done():
-			return
-		case slots <- struct{}{}:
-		}
 		quiet, ok := c.oldestQuiet()
 		for !ok {
 			select {
@@ -140,6 +172,26 @@ func (c *completer) run(ctx context.Context, settle func(context.Context)) {
 		settle(ctx)
 		if wait := time.Until(quiet); wait > 0 && !sleep(ctx, wait) {
 			return
+		}
+		c.prepare(time.Now())
+		// A free slot: while none is, requests queue up and make the next
+		// batch, and are built as they come.
+		for free := false; !free; {
+			tick.Reset(finishQuiet)
+			select {
+			case <-ctx.Done():
+				return
+			case slots <- struct{}{}:
+				free = true
+			case <-tick.C:
+				c.prepare(time.Now())
+			}
+			if !tick.Stop() {
+				select {
+				case <-tick.C:
+				default:
+				}
+			}
 		}
 		batch := c.take(maxFinishBatch)
 		wg.Go(func() {
@@ -159,19 +211,19 @@ func (c *completer) stop(wg *sync.WaitGroup) {
 	c.queue = nil
 	c.mu.Unlock()
 	for _, r := range left {
-		r.done(r.build(), repository.FinishResult{Err: fmt.Errorf("easyjob: finish not written: %w", errStopped)})
+		r.done(r.finish(), repository.FinishResult{Err: fmt.Errorf("easyjob: finish not written: %w", errStopped)})
 	}
 }
 
 // write builds the finishes of batch, writes them in one statement
 // (retried while ctx lives) and delivers each result, all under hold.
-func (c *completer) write(ctx context.Context, batch []finishReq) {
+func (c *completer) write(ctx context.Context, batch []*finishReq) {
 	// One hold per statement, not per finish: a reconcile waiting for the
 	// gate would otherwise block this batch halfway through its holds.
 	defer c.hold()()
 	fs := make([]repository.Finish, len(batch))
 	for i, r := range batch {
-		fs[i] = r.build()
+		fs[i] = r.finish()
 	}
 	for attempt := 1; ; attempt++ {
 		res, err := c.store.Finish(ctx, fs)

@@ -53,26 +53,31 @@ func (n *node) stillMine(t repository.Task) bool {
 // the written row.
 func (n *node) finish(c *claim, f repository.Finish) repository.FinishResult {
 	got := make(chan repository.FinishResult, 1)
-	n.finishLater(c, f, func(r repository.FinishResult) { got <- r })
+	n.finishLater(c, func() repository.Finish { return f }, func(r repository.FinishResult) { got <- r })
 	return <-got
 }
 
-// finishLater hands f, the finish of claim c, to the completer and returns
-// at once; settle applies the result, then then (if not nil) receives it.
-// A finish that keeps the claim queues the claim's next fire now (its
-// successor, successor.go), not once the write returns. A successor's own
-// finish waits for its predecessor's to settle. Until then the pool counts
-// the finish as work in flight (shutdown waits for it).
-func (n *node) finishLater(c *claim, f repository.Finish, then func(repository.FinishResult)) {
+// finishLater hands the finish of claim c to the completer and returns at
+// once: build makes the finish when the completer builds it (after the
+// burst the fire started in), then settle applies the result, then then
+// (if not nil) receives it. A finish that keeps the claim queues the
+// claim's next fire as it is built (its successor, successor.go), not
+// once it is written. A successor's own finish waits for its
+// predecessor's to settle. Until then the pool counts the finish as work
+// in flight (shutdown waits for it).
+func (n *node) finishLater(c *claim, build func() repository.Finish, then func(repository.FinishResult)) {
 	// A claim kept by this finish is void if a silence began since its job
 	// ended (the epoch moved): the node dropped its claims then, and must
 	// not take this one up again even though the fenced write kept it.
 	epoch := n.claims.currentEpoch()
 	done := n.pool.pending()
 	whenConfirmed(c, func() {
-		f.Claim = c.fence() // void (fenced) when c was not confirmed
-		n.speculate(c, f)
-		n.completer.submit(func() repository.Finish { return f }, c.localAt, func(f repository.Finish, res repository.FinishResult) {
+		n.completer.submit(func() repository.Finish {
+			f := build()
+			f.Claim = c.fence() // void (fenced) when c was not confirmed
+			n.speculate(c, f)
+			return f
+		}, c.localAt, func(f repository.Finish, res repository.FinishResult) {
 			defer done()
 			n.settle(c, f, epoch, res)
 			if then != nil {

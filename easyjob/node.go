@@ -19,7 +19,9 @@ import (
 // node is one running Scheduler: the state its loops share. Each loop
 // lives in the file named after it; a claim's life reads boss.go (fire) →
 // pool.go (slot and worker) → worker.go (run) → chain.go (children) →
-// finish.go (hand-over) → completer.go (batched write) → finish.go (settle).
+// finish.go (hand-over; a kept claim's next fire is queued at once,
+// successor.go) → completer.go (batched write) → finish.go (settle: the
+// written row confirms the queued fire).
 type node struct {
 	cfg   Config
 	store repository.Store

@@ -11,7 +11,7 @@ import (
 // execute runs one fired claim on its own goroutine, top to bottom: check
 // the fence, call the job, run its children, free the worker slot, then
 // hand over the finish, one fenced write that may keep the claim for the
-// next fire (queued at once), without waiting for it.
+// next fire, without waiting for it.
 func (n *node) execute(ctx context.Context, c *claim) {
 	free := sync.OnceFunc(func() { n.pool.done(c) })
 	defer free()
@@ -67,14 +67,16 @@ func (n *node) execute(ctx context.Context, c *claim) {
 		free()
 	}
 	endRun(RunResult{Status: status, Err: runErr})
-	// The outcome (next fire, keep or hand over) is worked out now: a
-	// finish that keeps the claim queues the next fire before it is
-	// written (successor.go).
-	f := n.outcome(c, exec.ID, status, runErr, plan())
-	if appendRun {
-		f.Run, f.Ran = c.runRecord(), ran
-	}
-	n.finishLater(c, f, nil)
+	// The outcome (next fire, keep or hand over) is worked out when the
+	// completer builds the finish, after the burst this fire started in;
+	// a kept claim's next fire is queued then (successor.go).
+	n.finishLater(c, func() repository.Finish {
+		f := n.outcome(c, exec.ID, status, runErr, plan())
+		if appendRun {
+			f.Run, f.Ran = c.runRecord(), ran
+		}
+		return f
+	}, nil)
 }
 
 // recordStart writes c's start record at once, in its own statement.
