@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect/pgdialect"
 
 	"github.com/easyjob-go/easyjob/repository"
 )
@@ -20,10 +21,10 @@ const upsertLockClass = 0x656a6f62
 //
 // N replicas start at once and register the same forest, so the group is
 // serialised with a transaction-scoped advisory lock: the second replica
-// sees the first one's rows and finds nothing to change. The decisions
-// (what changed, which version to write) are made in Go on rows locked
-// FOR NO KEY UPDATE; that is clearer than one SQL statement and registration is
-// rare. A doing row is updated without a version bump so that a deploy
+// sees the first one's rows and finds nothing to change, and locks no
+// task row. The decisions (what changed, which version to write) are made
+// in Go, on the rows to change locked FOR NO KEY UPDATE; that is clearer
+// than one SQL statement and registration is rare. A doing row is updated without a version bump so that a deploy
 // never fences a fire that is running.
 func (s *Store) UpsertTasks(ctx context.Context, group string, defs []repository.TaskDef) ([]repository.Task, error) {
 	if err := checkDefs(group, defs); err != nil {
@@ -56,8 +57,13 @@ func upsertTx(ctx context.Context, tx bun.Tx, group string, defs []repository.Ta
 	if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(?::int, hashtext(?))`, upsertLockClass, group); err != nil {
 		return nil, err
 	}
+	// Read without row locks: replicas that start with the code already
+	// registered change nothing, and locking every row of the group would
+	// stall the running nodes' claims and finishes for the whole
+	// transaction (seconds with thousands of tasks). Rows to change are
+	// locked and decided again below.
 	stored, err := scanTasks(tx.QueryContext(ctx,
-		`SELECT `+taskCols("t")+` FROM easyjob_tasks t WHERE t.group_name = ? ORDER BY t.id FOR NO KEY UPDATE`, group))
+		`SELECT `+taskCols("t")+` FROM easyjob_tasks t WHERE t.group_name = ? ORDER BY t.id`, group))
 	if err != nil {
 		return nil, err
 	}
@@ -79,11 +85,9 @@ func upsertTx(ctx context.Context, tx bun.Tx, group string, defs []repository.Ta
 		isNew[t.Name] = true
 	}
 
-	var updates []repository.Task
-	for _, d := range defs {
-		if u, ok := planUpdate(byName[d.Name], d, byName, isNew[d.Name]); ok {
-			updates = append(updates, u)
-		}
+	updates, err := lockAndPlan(ctx, tx, defs, byName, isNew)
+	if err != nil {
+		return nil, err
 	}
 	updated, err := writeUpdates(ctx, tx, updates)
 	if err != nil {
@@ -104,6 +108,43 @@ func upsertTx(ctx context.Context, tx bun.Tx, group string, defs []repository.Ta
 		out[i] = byName[d.Name]
 	}
 	return out, nil
+}
+
+// lockAndPlan returns the rows to write for defs: it plans on the rows
+// read, locks the stored rows that would change (in id order) and plans
+// those again as locked, since a claim, a finish or an operator may have
+// moved them since. Rows inserted by this transaction are its own.
+func lockAndPlan(ctx context.Context, tx bun.Tx, defs []repository.TaskDef, byName map[string]repository.Task, isNew map[string]bool) ([]repository.Task, error) {
+	var ids []int64
+	for _, d := range defs {
+		if _, ok := planUpdate(byName[d.Name], d, byName, isNew[d.Name]); ok && !isNew[d.Name] {
+			ids = append(ids, int64(byName[d.Name].ID))
+		}
+	}
+	if len(ids) > 0 {
+		locked, err := scanTasks(tx.QueryContext(ctx, `SELECT `+taskCols("t")+` FROM easyjob_tasks t
+WHERE t.id = ANY(?::bigint[]) ORDER BY t.id FOR NO KEY UPDATE`, pgdialect.Array(ids)))
+		if err != nil {
+			return nil, err
+		}
+		for _, t := range locked {
+			byName[t.Name] = t
+		}
+	}
+	lockedID := make(map[repository.TaskID]bool, len(ids))
+	for _, id := range ids {
+		lockedID[repository.TaskID(id)] = true
+	}
+	var updates []repository.Task
+	for _, d := range defs {
+		if !isNew[d.Name] && !lockedID[byName[d.Name].ID] {
+			continue // unchanged when read: left as it is
+		}
+		if u, ok := planUpdate(byName[d.Name], d, byName, isNew[d.Name]); ok {
+			updates = append(updates, u)
+		}
+	}
+	return updates, nil
 }
 
 // checkParents fails before anything is written when a parent is neither
