@@ -68,15 +68,9 @@ func (s *claimSet) drop(cs ...*claim) []repository.Claim {
 	return fences
 }
 
-// valid reports whether c may fire: it is its task's claim, or the
+// validLocked reports whether c may fire: it is its task's claim, or the
 // successor of the claim still held, taken in the current epoch and not
-// void.
-func (s *claimSet) valid(c *claim) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.validLocked(c)
-}
-
+// void. The set's lock is held.
 func (s *claimSet) validLocked(c *claim) bool {
 	if c.epoch != s.epoch.Load() || c.void.Load() {
 		return false
