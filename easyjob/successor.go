@@ -3,6 +3,7 @@ package easyjob
 import (
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/easyjob-go/easyjob/repository"
 )
@@ -80,8 +81,12 @@ func (c *claim) successor() *claim {
 func (c *claim) predicts(t repository.Task) bool {
 	p := c.task
 	return t.ID == p.ID && t.Version == p.Version && t.NodeID == p.NodeID && t.Status == repository.TaskDoing &&
-		t.NextStartTime.Equal(p.NextStartTime) && t.Attempt == p.Attempt && t.Cron == p.Cron
+		t.NextStartTime.Equal(p.NextStartTime.Truncate(storePrecision)) && t.Attempt == p.Attempt && t.Cron == p.Cron
 }
+
+// storePrecision is the precision of times in the store: PostgreSQL keeps
+// microseconds, and the driver truncates.
+const storePrecision = time.Microsecond
 
 // speculate queues the successor of c, whose finish f keeps the claim,
 // for its next fire. c must be confirmed (held, not a successor still

@@ -84,10 +84,18 @@ func settledSince(t *testing.T, store repository.Store, group string, k int, at 
 // ends, not when the write returns), exactly once, and its run is written
 // as succeeded once the database answers.
 func TestNextFireDoesNotWaitForFinish(t *testing.T) {
+	t.Run("memory", func(t *testing.T) { testNextFireDoesNotWaitForFinish(t, memory.New(), groupFor(t)) })
+	// The successor predicts the row PostgreSQL writes (version, next fire
+	// at its precision): a wrong prediction would record these runs fenced.
+	t.Run("postgres", func(t *testing.T) {
+		pg, group := pgStore(t)
+		testNextFireDoesNotWaitForFinish(t, pg, group)
+	})
+}
+
+func testNextFireDoesNotWaitForFinish(t *testing.T, mem repository.Store, group string) {
 	const k = 5
-	mem := memory.New()
 	store := &stallStore{Store: mem}
-	group := groupFor(t)
 	var l ledger
 	start(t, fastConfig(store, group), everySecond(t, &l, k))
 	t.Cleanup(store.resume) // before the node stops (cleanups run last first)
