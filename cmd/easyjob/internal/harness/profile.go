@@ -11,7 +11,9 @@ import (
 // for finding where a node spends its time under bench load: a CPU
 // profile written to $EASYJOB_NODE_CPUPROFILE.<pid> and an execution
 // trace (the goroutine and GC timeline of every burst) to
-// $EASYJOB_NODE_TRACE.<pid>. The returned stop flushes both.
+// $EASYJOB_NODE_TRACE.<pid>, and the allocations of the whole run (a heap
+// profile, read with -sample_index=alloc_space) to
+// $EASYJOB_NODE_MEMPROFILE.<pid>. The returned stop flushes them.
 func nodeProfiles() (stop func(), err error) {
 	var stops []func()
 	stopAll := func() {
@@ -42,6 +44,15 @@ func nodeProfiles() (stop func(), err error) {
 			return nil, fmt.Errorf("trace: %w", err)
 		}
 		stops = append(stops, func() { trace.Stop(); _ = f.Close() })
+	}
+	if prefix := os.Getenv("EASYJOB_NODE_MEMPROFILE"); prefix != "" {
+		path := fmt.Sprintf("%s.%d", prefix, os.Getpid())
+		stops = append(stops, func() {
+			if f, err := os.Create(path); err == nil {
+				_ = pprof.Lookup("allocs").WriteTo(f, 0)
+				_ = f.Close()
+			}
+		})
 	}
 	return stopAll, nil
 }
