@@ -86,7 +86,7 @@ func (n *node) dispatch(c *claim) bool {
 // skipped and puts the task back to pending at the same fire time, waking
 // the peers, so one with a free worker runs it now.
 func (n *node) giveBack(c *claim) {
-	exec, appendRun, err := c.recorded(n.bg.Done())
+	exec, appendRun, err := c.recorded(n.bg.Done(), nil)
 	if err != nil {
 		n.claims.drop(c)
 		return

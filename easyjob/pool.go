@@ -69,28 +69,49 @@ func (p *pool) submit(c *claim) {
 	p.launchLocked(c)
 }
 
-// done frees c's slot, passing it straight to the oldest waiting claim.
+// done frees c's slot before its job's goroutine is through with it (a
+// job about to wait on a write), passing the slot straight to the oldest
+// waiting claim on another worker. Freeing twice is a no-op: the worker
+// frees whatever its job left held when it returns.
 func (p *pool) done(c *claim) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	delete(p.running, c)
-	if len(p.waiting) > 0 {
-		next := p.waiting[0]
-		p.waiting = p.waiting[1:]
-		p.launchLocked(next)
-		p.pokeSettledLocked()
-		return
+	if next, ok := p.freeLocked(c); ok {
+		p.handLocked(next)
 	}
-	p.free++
+}
+
+// freeLocked frees c's slot if c still holds it: to the oldest waiting
+// claim, whose job it returns ready to run, or back to the pool.
+func (p *pool) freeLocked(c *claim) (poolJob, bool) {
+	if _, ok := p.running[c]; !ok {
+		return poolJob{}, false
+	}
+	delete(p.running, c)
+	if len(p.waiting) == 0 {
+		p.free++
+		return poolJob{}, false
+	}
+	next := p.waiting[0]
+	p.waiting = p.waiting[1:]
+	p.pokeSettledLocked()
+	return p.startLocked(next), true
 }
 
 // launchLocked runs c's job on an idle worker, or on a new one.
-func (p *pool) launchLocked(c *claim) {
+func (p *pool) launchLocked(c *claim) { p.handLocked(p.startLocked(c)) }
+
+// startLocked makes c running: its context, and its count in jobs.
+func (p *pool) startLocked(c *claim) poolJob {
 	ctx, cancel := context.WithCancel(p.base)
 	c.run(cancel)
 	p.running[c] = struct{}{}
 	p.jobs.Add(1)
-	j := poolJob{ctx: ctx, cancel: cancel, c: c}
+	return poolJob{ctx: ctx, cancel: cancel, c: c}
+}
+
+// handLocked gives j to an idle worker, or to a new one.
+func (p *pool) handLocked(j poolJob) {
 	select {
 	case p.handoff <- j:
 	default:
@@ -98,15 +119,25 @@ func (p *pool) launchLocked(c *claim) {
 	}
 }
 
-// work runs j, then the jobs handed to it, until it idles workerIdle or
-// the pool closes.
+// work runs j, then the jobs waiting for a slot, then those handed to it,
+// until it idles workerIdle or the pool closes. A worker whose job
+// returns holding its slot runs the oldest waiting claim itself: in a
+// burst, one hand-off to a parked goroutine per fire cost more than the
+// fire's own work (BenchmarkPoolBurst).
 func (p *pool) work(j poolJob) {
 	idle := time.NewTimer(workerIdle)
 	defer idle.Stop()
 	for {
 		p.exec(j.ctx, j.c)
+		p.mu.Lock()
+		next, ok := p.freeLocked(j.c) // before Done: jobs must not touch zero between the two
+		p.mu.Unlock()
 		j.cancel()
 		p.jobs.Done()
+		if ok {
+			j = next
+			continue
+		}
 		if !p.next(idle, &j) {
 			return
 		}

@@ -2,7 +2,6 @@ package easyjob
 
 import (
 	"context"
-	"sync"
 	"time"
 
 	"github.com/easyjob-go/easyjob/repository"
@@ -12,9 +11,13 @@ import (
 // the fence, call the job, run its children, free the worker slot, then
 // hand over the finish, one fenced write that may keep the claim for the
 // next fire, without waiting for it.
+//
+// The worker frees the slot when execute returns, and then runs the next
+// waiting fire itself. execute frees it earlier only where it would hold
+// it while waiting: on a write (a release, a start record), or on the
+// children of a chain.
 func (n *node) execute(ctx context.Context, c *claim) {
-	free := sync.OnceFunc(func() { n.pool.done(c) })
-	defer free()
+	free := func() { n.pool.done(c) }
 	// The last check before user code: a claim from before a silence, or a
 	// node that may be dead to its peers, must not run (the start row is
 	// written beside the job, so this check is the fence that counts).
@@ -44,11 +47,12 @@ func (n *node) execute(ctx context.Context, c *claim) {
 		}
 	}
 	chain := status == repository.ExecSucceeded && len(c.spec.children) > 0
+	var beforeWait func()
 	if !chain {
-		free() // the slot is for running jobs, not for waiting on writes
+		beforeWait = free // the slot is for running jobs, not for waiting on writes
 	}
 	ran := time.Since(began)
-	exec, appendRun, err := c.recorded(n.bg.Done())
+	exec, appendRun, err := c.recorded(n.bg.Done(), beforeWait)
 	if err == nil && appendRun && chain {
 		// The children are recorded under the root's row: a short root's
 		// row is written now, not with its finish.
