@@ -287,3 +287,33 @@ func BenchmarkRecoverAll(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkRegisterNew times the registration of a batch of tasks new to
+// the group (UpsertTasks inserting every row), as the first replica of a
+// fresh deployment does.
+func BenchmarkRegisterNew(b *testing.B) {
+	s := pgtest.OpenStore(b, pgtest.SharedDatabase(b))
+	ctx := context.Background()
+	for _, n := range benchBatches {
+		b.Run(fmt.Sprintf("batch=%d", n), func(b *testing.B) {
+			now, err := s.Now(ctx)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defs := make([]repository.TaskDef, n)
+			for i := range defs {
+				defs[i] = repository.TaskDef{Name: fmt.Sprintf("t%04d", i), Cron: "* * * * * *", NextStartTime: now}
+			}
+			b.ResetTimer()
+			for i := range b.N {
+				if _, err := s.UpsertTasks(ctx, fmt.Sprintf("%s-%d-%d", b.Name(), time.Now().UnixNano(), i), defs); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.StopTimer()
+			rows := float64(b.N * n)
+			b.ReportMetric(rows/b.Elapsed().Seconds(), "rows/s")
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/rows, "ns/row")
+		})
+	}
+}

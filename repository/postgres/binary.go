@@ -30,10 +30,16 @@ func binaryMode(db *sql.DB) bool {
 // queryBinary runs q, written with $n placeholders, with args as
 // parameters (Go slices for arrays).
 func (s *Store) queryBinary(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
-	if s.binary {
-		args = append([]any{pgx.QueryExecModeCacheDescribe}, args...)
+	return s.db.DB.QueryContext(ctx, q, binaryArgs(s.binary, args)...)
+}
+
+// binaryArgs leads args with the exec mode that sends them in binary when
+// binary (binaryMode) is set.
+func binaryArgs(binary bool, args []any) []any {
+	if !binary {
+		return args
 	}
-	return s.db.DB.QueryContext(ctx, q, args...)
+	return append([]any{pgx.QueryExecModeCacheDescribe}, args...)
 }
 
 // dollarPlaceholders rewrites bun's ? placeholders as $1, $2, … in

@@ -137,7 +137,7 @@ func (s *Store) Finish(ctx context.Context, fs []repository.Finish) ([]repositor
 	if len(fs) == 0 {
 		return nil, nil
 	}
-	var c finishColumns
+	c := newFinishColumns(len(fs))
 	for i, f := range fs {
 		c.ord = append(c.ord, int32(i))
 		c.id = append(c.id, int64(f.Claim.ID))
@@ -173,13 +173,12 @@ func (s *Store) Finish(ctx context.Context, fs []repository.Finish) ([]repositor
 	}
 	defer got.Close()
 	out := make([]repository.FinishResult, len(fs))
-	for i, f := range fs {
-		out[i].Err = claimLost(f.Claim) // unless its row comes back
-	}
+	back := make([]bool, len(fs))
+	var ord int
+	var r taskScan
+	dest := append([]any{&ord}, r.dest()...)
 	for got.Next() {
-		var ord int
-		var r taskScan
-		if err := got.Scan(append([]any{&ord}, r.dest()...)...); err != nil {
+		if err := got.Scan(dest...); err != nil {
 			return nil, fmt.Errorf("easyjob/postgres: finish %d tasks: %w", len(fs), err)
 		}
 		t, ok, err := r.taskWith(&s.opts)
@@ -189,10 +188,15 @@ func (s *Store) Finish(ctx context.Context, fs []repository.Finish) ([]repositor
 		if !ok || ord < 0 || ord >= len(fs) {
 			return nil, fmt.Errorf("easyjob/postgres: finish %d tasks: bad result row %d", len(fs), ord)
 		}
-		out[ord] = repository.FinishResult{Task: t}
+		out[ord], back[ord] = repository.FinishResult{Task: t}, true
 	}
 	if err := got.Err(); err != nil {
 		return nil, fmt.Errorf("easyjob/postgres: finish %d tasks: %w", len(fs), err)
+	}
+	for i, f := range fs {
+		if !back[i] { // its fence did not hold
+			out[i].Err = claimLost(f.Claim)
+		}
 	}
 	return out, nil
 }
@@ -205,6 +209,20 @@ type finishColumns struct {
 	next                                   []*time.Time
 	scheduled                              []time.Time
 	done, keep, handoff, run               []bool
+}
+
+// newFinishColumns sizes every column for n finishes: a batch is
+// hundreds of rows, and growing twenty slices by append was a good part of
+// the completer's allocations.
+func newFinishColumns(n int) finishColumns {
+	return finishColumns{
+		ord: make([]int32, 0, n), attempt: make([]int32, 0, n), runAttempt: make([]int32, 0, n),
+		id: make([]int64, 0, n), version: make([]int64, 0, n), node: make([]int64, 0, n),
+		exec: make([]int64, 0, n), parent: make([]int64, 0, n), ranUS: make([]int64, 0, n),
+		status: make([]string, 0, n), err: make([]string, 0, n), cron: make([]string, 0, n),
+		misfire: make([]string, 0, n), next: make([]*time.Time, 0, n), scheduled: make([]time.Time, 0, n),
+		done: make([]bool, 0, n), keep: make([]bool, 0, n), handoff: make([]bool, 0, n), run: make([]bool, 0, n),
+	}
 }
 
 // nullTimePtr maps the zero time to a NULL array element.

@@ -142,19 +142,24 @@ func (m *optionsMemo) decode(b []byte) (repository.TaskOptions, error) {
 	return o, nil
 }
 
-// scanTasks reads every row of rows as a task and closes rows.
+// scanTasks reads every row of rows as a task and closes rows. One scan
+// buffer serves every row, and options are decoded once per distinct
+// JSON: the rows of one statement (a registration, a loader's pass) share
+// a few option sets, and a decode per row was most of the client's time.
 func scanTasks(rows *sql.Rows, err error) ([]repository.Task, error) {
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
 	var out []repository.Task
+	var r taskScan
+	dest := r.dest()
+	var memo optionsMemo
 	for rows.Next() {
-		var r taskScan
-		if err := rows.Scan(r.dest()...); err != nil {
+		if err := rows.Scan(dest...); err != nil {
 			return nil, err
 		}
-		t, ok, err := r.task()
+		t, ok, err := r.taskWith(&memo)
 		if err != nil {
 			return nil, err
 		}
