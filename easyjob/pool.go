@@ -32,6 +32,7 @@ type pool struct {
 
 	workers sync.WaitGroup
 	idle    atomic.Int32  // workers waiting for a job
+	spawned atomic.Int64  // workers started, ever
 	handoff chan poolJob  // unbuffered: taken only by a worker idling right now
 	quit    chan struct{} // closed by close: workers exit once idle
 	closing sync.Once
@@ -115,6 +116,7 @@ func (p *pool) handLocked(j poolJob) {
 	select {
 	case p.handoff <- j:
 	default:
+		p.spawned.Add(1)
 		p.workers.Go(func() { p.work(j) })
 	}
 }

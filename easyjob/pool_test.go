@@ -87,19 +87,25 @@ func TestPoolReusesIdleWorkers(t *testing.T) {
 	waitIdle := func(n int32) {
 		t.Helper()
 		deadline := time.Now().Add(5 * time.Second)
-		for p.idle.Load() != n {
+		for p.idle.Load() < n {
 			if time.Now().After(deadline) {
 				t.Fatalf("idle workers = %d, want %d", p.idle.Load(), n)
 			}
 			time.Sleep(time.Millisecond)
 		}
 	}
-	for i := range 20 {
+	const jobs = 20
+	for i := range jobs {
 		c := newClaim(repository.Task{ID: repository.TaskID(i + 1)}, nil, time.Time{}, 0)
 		p.submit(c)
 		<-ran
 		p.wait()
 		waitIdle(1)
+	}
+	// A worker counts itself idle just before it can take a job, so a
+	// loaded machine may, rarely, start a second one; never one per job.
+	if n := p.spawned.Load(); n > 3 {
+		t.Fatalf("%d workers started for %d jobs one after another, want 1 (a few at most)", n, jobs)
 	}
 	p.close()
 	p.waitWorkers()
