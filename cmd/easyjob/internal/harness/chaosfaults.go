@@ -52,14 +52,14 @@ func (r *chaosRun) injectDue(now time.Time) {
 func (r *chaosRun) inject(ev event, now time.Time) {
 	switch ev.what {
 	case "kill":
-		r.strike("kill", syscall.SIGKILL, now, r.o.restartAfter, "restart")
+		r.strike("kill", syscall.SIGKILL, r.o.restartAfter, "restart")
 	case "restart":
 		if _, err := r.c.start(ev.slot); err != nil {
 			fmt.Fprintf(os.Stderr, "easyjob chaos: restart slot %d: %v\n", ev.slot, err)
 		}
 		r.endFault(ev.f)
 	case "freeze":
-		r.strike("freeze", syscall.SIGSTOP, now, r.o.freezeFor, "cont")
+		r.strike("freeze", syscall.SIGSTOP, r.o.freezeFor, "cont")
 	case "cont":
 		_ = r.c.signal(ev.inc, syscall.SIGCONT)
 		r.endFault(ev.f)
@@ -76,15 +76,21 @@ func (r *chaosRun) inject(ev event, now time.Time) {
 
 // strike sends sig to a victim (see pickVictim), records the fault kind
 // and schedules the event then (restart, cont) that ends it after d.
-func (r *chaosRun) strike(kind string, sig syscall.Signal, now time.Time, d time.Duration, then string) {
+func (r *chaosRun) strike(kind string, sig syscall.Signal, d time.Duration, then string) {
 	inc := r.pickVictim()
 	if inc == nil {
 		return
 	}
 	_ = r.c.signal(inc, sig)
-	f := &fault{Kind: kind, Proc: inc.Name, At: now, idx: inc.Idx}
+	// The fault's time is when the signal was sent, not the tick's: a tick
+	// handled a few milliseconds late (the harness waits for a core in the
+	// very second the nodes fire) let the victim start that second's runs
+	// before the signal, and runs interrupted so were counted as
+	// duplicates that no fault explains.
+	at := time.Now()
+	f := &fault{Kind: kind, Proc: inc.Name, At: at, idx: inc.Idx}
 	r.addFault(f)
-	r.todo = append(r.todo, event{at: now.Add(d), what: then, slot: inc.Slot, inc: inc, f: f})
+	r.todo = append(r.todo, event{at: at.Add(d), what: then, slot: inc.Slot, inc: inc, f: f})
 }
 
 // noteSelfExits records the node processes that exited without the
