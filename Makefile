@@ -37,14 +37,16 @@ lint: lint-install
 bench:
 	$(GO) run ./cmd/easyjob bench --procs 3 --tasks 1000 --duration 25s --idle 8s
 
-# Go benchmarks of the stores and strategies (~2 min). Postgres: each
-# batched statement (Claim, Release, StartExecutions, Finish append/keep/
-# release, RecoverAll) at 1, 100 and 1000 rows, in rows/s and ns/row (a
-# plan regression shows as ns/row growing with the batch), and retention
-# (PruneHistory by age and by rows over 200 000 runs).
+# Go benchmarks of the stores, strategies and worker pool (~2 min).
+# Postgres: each batched statement (Claim, Release, StartExecutions,
+# Finish append/keep/release, RecoverAll, RegisterNew) at 1, 100 and 1000
+# rows, in rows/s and ns/row (a plan regression shows as ns/row growing
+# with the batch), and retention (PruneHistory by age and by rows over
+# 200 000 runs). The pool: the cost per fire of a burst (PoolBurst).
 bench-store:
 	$(GO) test -run '^$$' -bench . -benchtime 1s ./repository/...
 	$(GO) test -run '^$$' -bench . -benchtime 2s ./strategy/...
+	$(GO) test -run '^$$' -bench PoolBurst -benchtime 1s ./easyjob/
 
 # Short chaos run (< 120 s): SIGKILL / SIGSTOP node processes, report
 # failover, duplicates and lost fires; exits non-zero on a violation.
