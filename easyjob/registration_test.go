@@ -2,9 +2,12 @@ package easyjob
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/easyjob-go/easyjob/repository/memory"
 )
 
 // TestConcurrentRegistration: 5 nodes starting at once write one row per
@@ -71,4 +74,37 @@ func TestNodeWithoutFunctionNeverClaims(t *testing.T) {
 		}
 	}
 	_ = fresh
+}
+
+// TestNewTasksFireFirstAfterRegistration: a node registering thousands of
+// new every-second tasks plans their first fire after its registration
+// lead (150 µs per task), not at the next second, which it could not
+// claim in time. 7 000 tasks lead 1.05 s: the next second after the
+// registration began is always earlier than that.
+func TestNewTasksFireFirstAfterRegistration(t *testing.T) {
+	t.Parallel()
+	const tasks = 7000
+	store := memory.New()
+	before, err := store.Now(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	start(t, fastConfig(store, "lead"), func(s *Scheduler) {
+		for i := range tasks {
+			mustRegister(t, s, fmt.Sprintf("t%04d", i), "* * * * * *", func(context.Context) error { return nil })
+		}
+	})
+	ts, err := store.Tasks(context.Background(), "lead")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ts) != tasks {
+		t.Fatalf("%d tasks registered, want %d", len(ts), tasks)
+	}
+	earliest := before.Add(time.Duration(tasks) * registerLeadPerTask) // 1.05 s
+	for _, tk := range ts {
+		if first := tk.NextStartTime; first.Before(earliest) {
+			t.Fatalf("task %s first fires at %s, before registration start + lead (%s)", tk.Name, first, earliest)
+		}
+	}
 }

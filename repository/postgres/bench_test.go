@@ -56,7 +56,19 @@ func newBenchFixture(b *testing.B, s repository.Store, n int) *benchFixture {
 	if err != nil {
 		b.Fatal(err)
 	}
-	now, err := s.Now(ctx)
+	now, defs := benchDefs(b, s, n)
+	tasks, err := s.UpsertTasks(ctx, group, defs)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return &benchFixture{s: s, ctx: ctx, node: node.ID, tasks: tasks, base: now.Truncate(time.Second)}
+}
+
+// benchDefs returns the database's time and n every-second task
+// definitions due then.
+func benchDefs(b *testing.B, s repository.Store, n int) (time.Time, []repository.TaskDef) {
+	b.Helper()
+	now, err := s.Now(context.Background())
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -64,11 +76,7 @@ func newBenchFixture(b *testing.B, s repository.Store, n int) *benchFixture {
 	for i := range defs {
 		defs[i] = repository.TaskDef{Name: fmt.Sprintf("t%04d", i), Cron: "* * * * * *", NextStartTime: now}
 	}
-	tasks, err := s.UpsertTasks(ctx, group, defs)
-	if err != nil {
-		b.Fatal(err)
-	}
-	return &benchFixture{s: s, ctx: ctx, node: node.ID, tasks: tasks, base: now.Truncate(time.Second)}
+	return now, defs
 }
 
 // claimAll claims every task (all pending) for the node.
@@ -296,14 +304,7 @@ func BenchmarkRegisterNew(b *testing.B) {
 	ctx := context.Background()
 	for _, n := range benchBatches {
 		b.Run(fmt.Sprintf("batch=%d", n), func(b *testing.B) {
-			now, err := s.Now(ctx)
-			if err != nil {
-				b.Fatal(err)
-			}
-			defs := make([]repository.TaskDef, n)
-			for i := range defs {
-				defs[i] = repository.TaskDef{Name: fmt.Sprintf("t%04d", i), Cron: "* * * * * *", NextStartTime: now}
-			}
+			_, defs := benchDefs(b, s, n)
 			b.ResetTimer()
 			for i := range b.N {
 				if _, err := s.UpsertTasks(ctx, fmt.Sprintf("%s-%d-%d", b.Name(), time.Now().UnixNano(), i), defs); err != nil {
