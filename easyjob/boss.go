@@ -16,15 +16,7 @@ func (n *node) boss(ctx context.Context) {
 	for {
 		now := time.Now()
 		due, next := n.queue.popDue(now)
-		var back []*claim
-		fired := due[:0]
-		for _, c := range due {
-			if n.dispatch(c) {
-				fired = append(fired, c)
-			} else {
-				back = append(back, c)
-			}
-		}
+		fired, back := n.dispatch(now, due)
 		// The jobs are already running: their starts go in one batch.
 		n.starter.enqueue(fired)
 		if len(back) > 0 {
@@ -63,23 +55,32 @@ func (n *node) boss(ctx context.Context) {
 	}
 }
 
-// dispatch fires a due claim: it takes a worker (or waits for one) and
-// its start is recorded in the pass's batch (it reports true); or it
-// reports false and the boss gives the claim back: the node is stopping
-// or silent, or the claim was replaced, dropped or taken before a silence
-// (releasing one no longer held is a fenced no-op).
-func (n *node) dispatch(c *claim) bool {
-	if n.stopping.Load() || n.suspect() || !n.claims.fire(c) {
-		return false
+// dispatch fires the claims due at local time now, in one go: each takes
+// a worker or waits for one, and its start is recorded in the pass's
+// batch (fired). The others go back (back): the node is stopping or
+// silent, or the claim was replaced, dropped or taken before a silence
+// (releasing one no longer held is a fenced no-op). A burst takes each
+// lock once, not once per claim: the boss fires a second's claims in a
+// row, and the last of them waits for all that work.
+func (n *node) dispatch(now time.Time, due []*claim) (fired, back []*claim) {
+	if len(due) == 0 {
+		return nil, nil
 	}
-	// Only the cheap part here: the boss fires every due claim in a row.
-	// The worker computes the next fire with this same database time.
-	c.fire(n.dbNow())
-	if c.misfire != "" {
-		n.observe(Event{Kind: EventMisfire, Task: c.spec.name, Misfire: c.misfire, Lag: c.foundAt.Sub(c.task.NextStartTime)})
+	if n.stopping.Load() || n.suspect() {
+		return nil, due
 	}
-	n.pool.submit(c)
-	return true
+	fired, back = n.claims.fire(due)
+	// Only the cheap part here; the worker computes the next fire with this
+	// same database time.
+	dbNow := now.Add(n.offset.get())
+	for _, c := range fired {
+		c.fire(dbNow)
+		if c.misfire != "" {
+			n.observe(Event{Kind: EventMisfire, Task: c.spec.name, Misfire: c.misfire, Lag: c.foundAt.Sub(c.task.NextStartTime)})
+		}
+	}
+	n.pool.submit(now, fired...)
+	return fired, back
 }
 
 // giveBack closes a fired claim that found no free worker in time as

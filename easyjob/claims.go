@@ -79,16 +79,22 @@ func (s *claimSet) validLocked(c *claim) bool {
 	return h == c || (h != nil && c.pred.Load() == h)
 }
 
-// fire reports whether c may fire (valid) and marks it fired, in one
-// step against a settling that voids it.
-func (s *claimSet) fire(c *claim) bool {
+// fire splits cs into those that may fire (valid), marked fired in one
+// step against a settling that voids them, and the others. It reuses
+// cs's array for fired.
+func (s *claimSet) fire(cs []*claim) (fired, not []*claim) {
+	fired = cs[:0]
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if !s.validLocked(c) {
-		return false
+	for _, c := range cs {
+		if !s.validLocked(c) {
+			not = append(not, c)
+			continue
+		}
+		c.shot.Store(true)
+		fired = append(fired, c)
 	}
-	c.shot.Store(true)
-	return true
+	return fired, not
 }
 
 // voidClaim makes c void (it will not fire) and reports whether it had

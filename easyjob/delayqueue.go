@@ -8,20 +8,46 @@ import (
 
 // delayQueue holds claim fires ordered by their local fire time. The
 // boss waits on one timer for the earliest; there is no polling.
+//
+// Cron fires fall on whole seconds, so thousands of claims share one fire
+// time. They are kept in one bucket per time, and a heap orders only the
+// distinct times: taking a second's burst is one bucket, not a heap pop
+// per claim (one pop per claim took 0.5–0.9 ms of the burst of 1 667
+// fires, before the first of them started).
 type delayQueue struct {
 	mu      sync.Mutex
-	h       claimHeap
-	changed chan struct{} // poked when the earliest item may have changed
+	times   fireTimes             // distinct fire times; some may have no bucket left
+	buckets map[int64]*fireBucket // by local fire time, Unix nanoseconds
+	n       int                   // claims queued
+	changed chan struct{}         // poked when the earliest fire time may have changed
+}
+
+// fireBucket holds the claims of one fire time, in push order; a removed
+// claim leaves a nil behind.
+type fireBucket struct {
+	items []*claim
+	live  int
 }
 
 func newDelayQueue() *delayQueue {
-	return &delayQueue{changed: make(chan struct{}, 1)}
+	return &delayQueue{buckets: map[int64]*fireBucket{}, changed: make(chan struct{}, 1)}
 }
 
 func (q *delayQueue) push(c *claim) {
+	at := c.localAt.UnixNano()
 	q.mu.Lock()
-	heap.Push(&q.h, c)
-	first := q.h[0] == c
+	b := q.buckets[at]
+	first := false
+	if b == nil {
+		b = &fireBucket{}
+		q.buckets[at] = b
+		heap.Push(&q.times, at)
+		first = q.times[0] == at
+	}
+	c.index = len(b.items)
+	b.items = append(b.items, c)
+	b.live++
+	q.n++
 	q.mu.Unlock()
 	if first {
 		select {
@@ -35,69 +61,108 @@ func (q *delayQueue) push(c *claim) {
 func (q *delayQueue) remove(c *claim) bool {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	if c.index < 0 || c.index >= len(q.h) || q.h[c.index] != c {
+	at := c.localAt.UnixNano()
+	b := q.buckets[at]
+	if b == nil || c.index < 0 || c.index >= len(b.items) || b.items[c.index] != c {
 		return false
 	}
-	heap.Remove(&q.h, c.index)
+	b.items[c.index] = nil
+	c.index = -1
+	b.live--
+	q.n--
+	if b.live == 0 {
+		delete(q.buckets, at) // its time leaves the heap when it comes up
+	}
 	return true
 }
 
-// popDue removes and returns every item due at local time now, and the
-// local time of the next item (zero when empty).
+// popDue removes and returns every item due at local time now, in fire
+// time order and in push order within a time, and the local time of the
+// next item (zero when empty). Push order, not task id: sorting a burst
+// of claims queued as their finishes came back cost more than the rest
+// of the pop.
 func (q *delayQueue) popDue(now time.Time) (due []*claim, next time.Time) {
+	limit := now.UnixNano()
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	for len(q.h) > 0 && !q.h[0].localAt.After(now) {
-		due = append(due, heap.Pop(&q.h).(*claim))
+	for len(q.times) > 0 && q.times[0] <= limit {
+		at := heap.Pop(&q.times).(int64)
+		b := q.buckets[at]
+		if b == nil {
+			continue
+		}
+		delete(q.buckets, at)
+		q.n -= b.live
+		due = b.take(due)
 	}
-	if len(q.h) > 0 {
-		next = q.h[0].localAt
-	}
+	next = q.nextLocked()
 	return due, next
+}
+
+// nextLocked drops the times whose buckets are gone and returns the
+// earliest left (zero when none).
+func (q *delayQueue) nextLocked() time.Time {
+	for len(q.times) > 0 {
+		if _, ok := q.buckets[q.times[0]]; ok {
+			return time.Unix(0, q.times[0])
+		}
+		heap.Pop(&q.times)
+	}
+	return time.Time{}
+}
+
+// take appends b's claims to out in push order, marking them unqueued.
+func (b *fireBucket) take(out []*claim) []*claim {
+	if out == nil && b.live == len(b.items) {
+		out = b.items // the common case: the burst is the bucket, no copy
+	} else {
+		for _, c := range b.items {
+			if c != nil {
+				out = append(out, c)
+			}
+		}
+	}
+	for _, c := range out[len(out)-b.live:] {
+		c.index = -1
+	}
+	return out
 }
 
 // drain removes and returns everything.
 func (q *delayQueue) drain() []*claim {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	out := make([]*claim, len(q.h))
-	for i, c := range q.h {
-		c.index = -1
-		out[i] = c
+	out := make([]*claim, 0, q.n)
+	for _, b := range q.buckets {
+		for _, c := range b.items {
+			if c != nil {
+				c.index = -1
+				out = append(out, c)
+			}
+		}
 	}
-	q.h = nil
+	q.buckets = map[int64]*fireBucket{}
+	q.times = nil
+	q.n = 0
 	return out
 }
 
 func (q *delayQueue) len() int {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	return len(q.h)
+	return q.n
 }
 
-type claimHeap []*claim
+// fireTimes is a min-heap of Unix-nanosecond fire times.
+type fireTimes []int64
 
-func (h claimHeap) Len() int { return len(h) }
-func (h claimHeap) Less(i, j int) bool {
-	if h[i].localAt.Equal(h[j].localAt) {
-		return h[i].task.ID < h[j].task.ID
-	}
-	return h[i].localAt.Before(h[j].localAt)
-}
-func (h claimHeap) Swap(i, j int) {
-	h[i], h[j] = h[j], h[i]
-	h[i].index, h[j].index = i, j
-}
-func (h *claimHeap) Push(x any) {
-	c := x.(*claim)
-	c.index = len(*h)
-	*h = append(*h, c)
-}
-func (h *claimHeap) Pop() any {
+func (h fireTimes) Len() int           { return len(h) }
+func (h fireTimes) Less(i, j int) bool { return h[i] < h[j] }
+func (h fireTimes) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *fireTimes) Push(x any)        { *h = append(*h, x.(int64)) }
+func (h *fireTimes) Pop() any {
 	old := *h
-	c := old[len(old)-1]
-	old[len(old)-1] = nil
-	c.index = -1
+	t := old[len(old)-1]
 	*h = old[:len(old)-1]
-	return c
+	return t
 }

@@ -57,17 +57,20 @@ func newPool(base context.Context, size int, exec func(context.Context, *claim))
 	}
 }
 
-// submit runs c on a free slot or queues it.
-func (p *pool) submit(c *claim) {
+// submit runs each of cs on a free slot, or queues it, in order, as of
+// local time now.
+func (p *pool) submit(now time.Time, cs ...*claim) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.free == 0 {
-		c.wait(time.Now())
-		p.waiting = append(p.waiting, c)
-		return
+	for _, c := range cs {
+		if p.free == 0 {
+			c.wait(now)
+			p.waiting = append(p.waiting, c)
+			continue
+		}
+		p.free--
+		p.launchLocked(c)
 	}
-	p.free--
-	p.launchLocked(c)
 }
 
 // done frees c's slot before its job's goroutine is through with it (a

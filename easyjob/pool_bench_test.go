@@ -30,9 +30,7 @@ func BenchmarkPoolBurst(b *testing.B) {
 			b.ResetTimer()
 			for range b.N {
 				wg.Add(burst)
-				for _, c := range claims {
-					p.submit(c)
-				}
+				p.submit(time.Now(), claims...) // as the boss fires a burst
 				wg.Wait()
 			}
 			b.StopTimer()

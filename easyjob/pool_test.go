@@ -51,9 +51,9 @@ func TestPoolHandsSlotToOldestWaiter(t *testing.T) {
 	ran := make(chan *claim, 3)
 	p := newPool(context.Background(), 1, func(ctx context.Context, c *claim) { ran <- c })
 	a, b, c := newClaim(repository.Task{ID: 1}, nil, time.Time{}, 0), newClaim(repository.Task{ID: 2}, nil, time.Time{}, 0), newClaim(repository.Task{ID: 3}, nil, time.Time{}, 0)
-	p.submit(a)
-	p.submit(b)
-	p.submit(c)
+	p.submit(time.Now(), a)
+	p.submit(time.Now(), b)
+	p.submit(time.Now(), c)
 	if got := <-ran; got != a {
 		t.Fatalf("first run = task %d, want 1", got.task.ID)
 	}
@@ -97,7 +97,7 @@ func TestPoolReusesIdleWorkers(t *testing.T) {
 	const jobs = 20
 	for i := range jobs {
 		c := newClaim(repository.Task{ID: repository.TaskID(i + 1)}, nil, time.Time{}, 0)
-		p.submit(c)
+		p.submit(time.Now(), c)
 		<-ran
 		p.wait()
 		waitIdle(1)
