@@ -45,8 +45,11 @@ const maxStartBatch = 1000
 // startRecordAfter is how long a run goes before its start is recorded.
 // Long enough that most cron jobs end first (one history write per fire),
 // short enough that a run its node is killed in, or a claim lost under
-// it, is seen within about a second.
-const startRecordAfter = time.Second
+// it, is seen within a couple of seconds. Not a whole number of seconds:
+// the check of a second's fires takes each claim's lock, and at a whole
+// second after them it ran just as the next second's fires started (an
+// every-second cron), on the same cores.
+const startRecordAfter = 1500 * time.Millisecond
 
 // maxStartDefer bounds how long start records wait for the fires queued
 // behind them to get a worker (see settle).
