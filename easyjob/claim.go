@@ -142,9 +142,9 @@ func (c *claim) askRecord() bool {
 
 // recorded is the start record the finish closes. When none was asked
 // yet, none will be: it reports appendRun and the finish writes the run
-// whole (Finish.Run). Otherwise it calls beforeWait, if any, and waits
-// for the record (waitStarted).
-func (c *claim) recorded(stop <-chan struct{}, beforeWait func()) (e repository.Execution, appendRun bool, err error) {
+// whole (Finish.Run). Otherwise it gives c's worker slot back to free, if
+// not nil, and waits for the record (waitStarted).
+func (c *claim) recorded(stop <-chan struct{}, free *pool) (e repository.Execution, appendRun bool, err error) {
 	c.mu.Lock()
 	if c.record == recordUndecided {
 		c.record = recordNever
@@ -152,8 +152,8 @@ func (c *claim) recorded(stop <-chan struct{}, beforeWait func()) (e repository.
 		return repository.Execution{}, true, nil
 	}
 	c.mu.Unlock()
-	if beforeWait != nil {
-		beforeWait()
+	if free != nil {
+		free.done(c)
 	}
 	e, err = c.waitStarted(stop)
 	return e, false, err

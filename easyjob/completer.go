@@ -37,20 +37,28 @@ type completer struct {
 	ready   chan struct{} // poked when the queue becomes non-empty
 }
 
+// finishJob is one finish handed to the completer: build makes it (after
+// the burst its fire started in), done receives it and its result. One
+// object per fire, not a closure per step: these are allocated in the
+// burst, where a garbage collection they start slows every job starting.
+type finishJob interface {
+	build() repository.Finish
+	done(repository.Finish, repository.FinishResult)
+}
+
 type finishReq struct {
-	build func() repository.Finish
-	quiet time.Time // not built or written before this local time (see run)
-	done  func(repository.Finish, repository.FinishResult)
-	f     repository.Finish // built, once built is true
-	built bool
+	job   finishJob
+	quiet time.Time          // not built or written before this local time (see run)
+	f     *repository.Finish // once built: allocated then, not in the burst
 }
 
 // finish returns the request's finish, building it if not yet.
 func (r *finishReq) finish() repository.Finish {
-	if !r.built {
-		r.f, r.built = r.build(), true
+	if r.f == nil {
+		f := r.job.build()
+		r.f = &f
 	}
-	return r.f
+	return *r.f
 }
 
 // maxFinishBatch bounds one Finish statement, maxFinishInFlight the
@@ -75,19 +83,19 @@ func newCompleter(store repository.Store, log zerolog.Logger, hold func() (relea
 	return &completer{store: store, log: log, hold: hold, ready: make(chan struct{}, 1)}
 }
 
-// submit queues the finish that build returns, of a fire at local time
-// fired; done receives it and its result once written, or an error once
-// the completer stopped. done runs on a completer goroutine (or on the
-// caller's, when the completer already stopped) and must not block long:
-// the other results of its statement wait for it.
-func (c *completer) submit(build func() repository.Finish, fired time.Time, done func(repository.Finish, repository.FinishResult)) {
+// submit queues the finish that job builds, of a fire at local time
+// fired; job.done receives it and its result once written, or an error
+// once the completer stopped. done runs on a completer goroutine (or on
+// the caller's, when the completer already stopped) and must not block
+// long: the other results of its statement wait for it.
+func (c *completer) submit(job finishJob, fired time.Time) {
 	c.mu.Lock()
 	if c.stopped {
 		c.mu.Unlock()
-		done(build(), repository.FinishResult{Err: fmt.Errorf("easyjob: finish not written: %w", errStopped)})
+		job.done(job.build(), repository.FinishResult{Err: fmt.Errorf("easyjob: finish not written: %w", errStopped)})
 		return
 	}
-	c.queue = append(c.queue, &finishReq{build: build, quiet: fired.Add(finishQuiet), done: done})
+	c.queue = append(c.queue, &finishReq{job: job, quiet: fired.Add(finishQuiet)})
 	first := len(c.queue) == 1
 	c.mu.Unlock()
 	if first {
@@ -211,7 +219,7 @@ func (c *completer) stop(wg *sync.WaitGroup) {
 	c.queue = nil
 	c.mu.Unlock()
 	for _, r := range left {
-		r.done(r.finish(), repository.FinishResult{Err: fmt.Errorf("easyjob: finish not written: %w", errStopped)})
+		r.job.done(r.finish(), repository.FinishResult{Err: fmt.Errorf("easyjob: finish not written: %w", errStopped)})
 	}
 }
 
@@ -229,7 +237,7 @@ func (c *completer) write(ctx context.Context, batch []*finishReq) {
 		res, err := c.store.Finish(ctx, fs)
 		if err == nil {
 			for i, r := range batch {
-				r.done(fs[i], res[i])
+				r.job.done(fs[i], res[i])
 			}
 			return
 		}
@@ -237,7 +245,7 @@ func (c *completer) write(ctx context.Context, batch []*finishReq) {
 		c.log.Warn().Err(err).Int("finishes", len(fs)).Dur("retry_in", wait).Msg("easyjob: finish failed")
 		if !sleep(ctx, wait) {
 			for i, r := range batch {
-				r.done(fs[i], repository.FinishResult{Err: fmt.Errorf("easyjob: finish not written: %w", err)})
+				r.job.done(fs[i], repository.FinishResult{Err: fmt.Errorf("easyjob: finish not written: %w", err)})
 			}
 			return
 		}

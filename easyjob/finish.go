@@ -69,22 +69,40 @@ func (n *node) finishLater(c *claim, build func() repository.Finish, then func(r
 	// A claim kept by this finish is void if a silence began since its job
 	// ended (the epoch moved): the node dropped its claims then, and must
 	// not take this one up again even though the fenced write kept it.
-	epoch := n.claims.currentEpoch()
-	done := n.pool.pending()
-	whenConfirmed(c, func() {
-		n.completer.submit(func() repository.Finish {
-			f := build()
-			f.Claim = c.fence() // void (fenced) when c was not confirmed
-			n.speculate(c, f)
-			return f
-		}, c.localAt, func(f repository.Finish, res repository.FinishResult) {
-			defer done()
-			n.settle(c, f, epoch, res)
-			if then != nil {
-				then(res)
-			}
-		})
-	})
+	l := &laterFinish{n: n, c: c, make: build, then: then, epoch: n.claims.currentEpoch()}
+	n.pool.pending() // until l.done
+	// A successor's finish waits for its predecessor's to settle (c is then
+	// held or void).
+	if p := c.pred.Load(); p != nil && p.afterSettle(l.submit) {
+		return
+	}
+	l.submit()
+}
+
+// laterFinish is a finish handed to the completer (finishLater).
+type laterFinish struct {
+	n     *node
+	c     *claim
+	make  func() repository.Finish
+	then  func(repository.FinishResult)
+	epoch int64
+}
+
+func (l *laterFinish) submit() { l.n.completer.submit(l, l.c.localAt) }
+
+func (l *laterFinish) build() repository.Finish {
+	f := l.make()
+	f.Claim = l.c.fence() // void (fenced) when c was not confirmed
+	l.n.speculate(l.c, f)
+	return f
+}
+
+func (l *laterFinish) done(f repository.Finish, res repository.FinishResult) {
+	defer l.n.pool.finished()
+	l.n.settle(l.c, f, l.epoch, res)
+	if l.then != nil {
+		l.then(res)
+	}
 }
 
 // settle applies the written finish f of claim c: a claim the write kept

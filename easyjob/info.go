@@ -37,10 +37,27 @@ type infoKey struct{}
 
 // InfoFromContext returns the execution metadata of the running job.
 func InfoFromContext(ctx context.Context) (Info, bool) {
-	i, ok := ctx.Value(infoKey{}).(Info)
-	return i, ok
+	i, ok := ctx.Value(infoKey{}).(*Info)
+	if !ok {
+		return Info{}, false
+	}
+	return *i, true
 }
 
 func withInfo(ctx context.Context, i Info) context.Context {
-	return context.WithValue(ctx, infoKey{}, i)
+	return &infoCtx{Context: ctx, info: i}
+}
+
+// infoCtx carries a run's Info in one allocation per fire (WithValue
+// boxed the Info in a second one); Value hands out a pointer to it.
+type infoCtx struct {
+	context.Context
+	info Info
+}
+
+func (c *infoCtx) Value(key any) any {
+	if _, ok := key.(infoKey); ok {
+		return &c.info
+	}
+	return c.Context.Value(key)
 }

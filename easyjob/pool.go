@@ -176,12 +176,12 @@ func (p *pool) waitWorkers() { p.workers.Wait() }
 // never got a slot).
 func (p *pool) track(f func()) { p.jobs.Go(f) }
 
-// pending counts one finish in flight until the returned done is called:
-// the pool's wait covers jobs and the writes of their results.
-func (p *pool) pending() (done func()) {
-	p.jobs.Add(1)
-	return p.jobs.Done
-}
+// pending counts one finish in flight until finished is called: the
+// pool's wait covers jobs and the writes of their results.
+func (p *pool) pending() { p.jobs.Add(1) }
+
+// finished ends one pending.
+func (p *pool) finished() { p.jobs.Done() }
 
 // expire removes and returns waiting claims that began to wait before cutoff.
 func (p *pool) expire(cutoff time.Time) []*claim {

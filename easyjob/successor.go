@@ -115,16 +115,6 @@ func (n *node) speculate(c *claim, f repository.Finish) {
 	n.queue.push(next)
 }
 
-// whenConfirmed runs fn now when c is not a successor waiting for its
-// predecessor's finish, or once that finish is settled (c is then held
-// or void).
-func whenConfirmed(c *claim, fn func()) {
-	if p := c.pred.Load(); p != nil && p.afterSettle(fn) {
-		return
-	}
-	fn()
-}
-
 // voidSuccessor voids x, a successor its predecessor's finish did not
 // confirm; a job it already started is cancelled (its finish is fenced).
 func (n *node) voidSuccessor(x *claim) {

@@ -17,25 +17,22 @@ import (
 // it while waiting: on a write (a release, a start record), or on the
 // children of a chain.
 func (n *node) execute(ctx context.Context, c *claim) {
-	free := func() { n.pool.done(c) }
 	// The last check before user code: a claim from before a silence, or a
 	// node that may be dead to its peers, must not run (the start row is
 	// written beside the job, so this check is the fence that counts).
 	if c.epoch != n.claims.currentEpoch() || n.suspect() {
-		free()
+		n.pool.done(c)
 		n.release(n.bg, "silence since the claim", n.claims.drop(c))
 		return
 	}
-	// The next fire is computed after the job: an on-time fire always runs,
-	// and the cron arithmetic should not delay the jobs queued behind it.
-	plan := func() firePlan {
-		return planFire(n.scheduleFor(c.task, c.spec), c.spec.opts, c.task.NextStartTime, c.foundAt)
-	}
+	// The next fire is computed after the job (n.plan): an on-time fire
+	// always runs, and the cron arithmetic should not delay the jobs queued
+	// behind it.
 	status, runErr := repository.ExecSkipped, error(nil)
 	runCtx, endRun := ctx, endNothing
 	began := time.Now()
 	prior := n.priorChain(ctx, c) // a chain re-run after its node died resumes
-	if (c.misfire == "" || plan().run) && !c.startFailed() {
+	if (c.misfire == "" || n.plan(c).run) && !c.startFailed() {
 		n.stats.fired.Add(1)
 		runCtx, endRun = n.fired(ctx, c.spec, c.task, c.task.NextStartTime, c.foundAt, c.misfire)
 		if prior.rootDone() {
@@ -47,12 +44,12 @@ func (n *node) execute(ctx context.Context, c *claim) {
 		}
 	}
 	chain := status == repository.ExecSucceeded && len(c.spec.children) > 0
-	var beforeWait func()
+	var free *pool
 	if !chain {
-		beforeWait = free // the slot is for running jobs, not for waiting on writes
+		free = n.pool // the slot is for running jobs, not for waiting on writes
 	}
 	ran := time.Since(began)
-	exec, appendRun, err := c.recorded(n.bg.Done(), beforeWait)
+	exec, appendRun, err := c.recorded(n.bg.Done(), free)
 	if err == nil && appendRun && chain {
 		// The children are recorded under the root's row: a short root's
 		// row is written now, not with its finish.
@@ -68,19 +65,25 @@ func (n *node) execute(ctx context.Context, c *claim) {
 	}
 	if chain {
 		n.runChildren(runCtx, c.spec, c.task.NextStartTime, exec.ID, prior.steps())
-		free()
+		n.pool.done(c)
 	}
 	endRun(RunResult{Status: status, Err: runErr})
 	// The outcome (next fire, keep or hand over) is worked out when the
 	// completer builds the finish, after the burst this fire started in;
 	// a kept claim's next fire is queued then (successor.go).
+	execID := exec.ID
 	n.finishLater(c, func() repository.Finish {
-		f := n.outcome(c, exec.ID, status, runErr, plan())
+		f := n.outcome(c, execID, status, runErr, n.plan(c))
 		if appendRun {
 			f.Run, f.Ran = c.runRecord(), ran
 		}
 		return f
 	}, nil)
+}
+
+// plan is the next fire of fired claim c, as of the time it was found due.
+func (n *node) plan(c *claim) firePlan {
+	return planFire(n.scheduleFor(c.task, c.spec), c.spec.opts, c.task.NextStartTime, c.foundAt)
 }
 
 // recordStart writes c's start record at once, in its own statement.
