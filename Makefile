@@ -42,11 +42,12 @@ bench:
 # Finish append/keep/release, RecoverAll, RegisterNew) at 1, 100 and 1000
 # rows, in rows/s and ns/row (a plan regression shows as ns/row growing
 # with the batch), and retention (PruneHistory by age and by rows over
-# 200 000 runs). The pool: the cost per fire of a burst (PoolBurst).
+# 200 000 runs). The node's side of a burst: the delay queue's push and
+# pop (DelayQueueBurst) and the pool's cost per fire (PoolBurst).
 bench-store:
 	$(GO) test -run '^$$' -bench . -benchtime 1s ./repository/...
 	$(GO) test -run '^$$' -bench . -benchtime 2s ./strategy/...
-	$(GO) test -run '^$$' -bench PoolBurst -benchtime 1s ./easyjob/
+	$(GO) test -run '^$$' -bench 'PoolBurst|DelayQueueBurst' -benchtime 1s ./easyjob/
 
 # Short chaos run (< 120 s): SIGKILL / SIGSTOP node processes, report
 # failover, duplicates and lost fires; exits non-zero on a violation.
