@@ -183,20 +183,24 @@ func (p *pool) pending() { p.jobs.Add(1) }
 // finished ends one pending.
 func (p *pool) finished() { p.jobs.Done() }
 
-// expire removes and returns waiting claims that began to wait before cutoff.
+// expire removes and returns waiting claims that began to wait before
+// cutoff. They wait in the order they began to (submit appends, as of
+// the boss's clock), so only the head is read: the boss calls this after
+// every pass, and a scan of a burst's thousands of waiting claims held
+// the pool's lock while the workers waited for it.
 func (p *pool) expire(cutoff time.Time) []*claim {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	var late []*claim
-	kept := p.waiting[:0]
-	for _, c := range p.waiting {
-		if c.waitingSince().Before(cutoff) {
-			late = append(late, c)
-		} else {
-			kept = append(kept, c)
-		}
+	k := 0
+	for k < len(p.waiting) && p.waiting[k].waitingSince().Before(cutoff) {
+		k++
 	}
-	p.waiting = kept
+	if k == 0 {
+		return nil
+	}
+	late := append([]*claim(nil), p.waiting[:k]...)
+	clear(p.waiting[:k])
+	p.waiting = p.waiting[k:]
 	p.pokeSettledLocked()
 	return late
 }

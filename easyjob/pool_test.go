@@ -113,3 +113,25 @@ func TestPoolReusesIdleWorkers(t *testing.T) {
 		t.Fatalf("after close: %d workers idle, want 0", got)
 	}
 }
+
+// expire gives up exactly the claims that began to wait before the
+// cutoff, oldest first, and keeps the rest waiting in order.
+func TestPoolExpireTakesTheOldest(t *testing.T) {
+	p := newPool(context.Background(), 0, func(context.Context, *claim) {})
+	t0 := time.Now()
+	cs := make([]*claim, 5)
+	for i := range cs {
+		cs[i] = newClaim(repository.Task{ID: repository.TaskID(i + 1)}, nil, time.Time{}, 0)
+		p.submit(t0.Add(time.Duration(i)*time.Second), cs[i]) // no free slot: all wait
+	}
+	if late := p.expire(t0); len(late) != 0 {
+		t.Fatalf("cutoff at the first wait: %d expired, want 0", len(late))
+	}
+	late := p.expire(t0.Add(2500 * time.Millisecond))
+	if len(late) != 3 || late[0] != cs[0] || late[1] != cs[1] || late[2] != cs[2] {
+		t.Fatalf("expired %v, want the three oldest", late)
+	}
+	if got := p.drainWaiting(); len(got) != 2 || got[0] != cs[3] || got[1] != cs[4] {
+		t.Fatalf("still waiting %v, want the two newest in order", got)
+	}
+}
