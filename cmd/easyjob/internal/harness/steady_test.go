@@ -25,3 +25,26 @@ func TestAnalyzeSteady(t *testing.T) {
 		t.Fatalf("%+v", d)
 	}
 }
+
+// The steady window opens 3 s in, or at the tasks' first fire when that
+// is later (new tasks first fire after their registration lead): seconds
+// before it are not counted as missed, the first fire's own second is.
+func TestSteadyWindowOpensAtTheFirstFire(t *testing.T) {
+	t0 := time.Date(2026, 11, 24, 6, 0, 0, 0, time.UTC)
+	tEnd := t0.Add(20 * time.Second)
+	at := func(d time.Duration) []fire { return []fire{{Task: "t", Sched: t0.Add(d).UnixNano()}} }
+
+	from, to := steadyWindow(t0, tEnd, at(time.Second), false)
+	if !from.Equal(t0.Add(steadyStart)) || !to.Equal(tEnd.Add(-steadyEndMargin)) {
+		t.Fatalf("early first fire: window %v..%v, want 3 s in to 2 s before the end", from.Sub(t0), to.Sub(t0))
+	}
+	if from, _ := steadyWindow(t0, tEnd, at(5*time.Second), false); !from.Equal(t0.Add(5 * time.Second)) {
+		t.Fatalf("first fire 5 s in: window opens %v in, want 5s", from.Sub(t0))
+	}
+	if from, _ := steadyWindow(t0, tEnd, nil, false); !from.Equal(t0.Add(steadyStart)) {
+		t.Fatalf("no fire at all: window opens %v in, want 3s (every fire missed)", from.Sub(t0))
+	}
+	if from, _ := steadyWindow(t0, tEnd, at(5*time.Second), true); !from.Equal(t0.Add(6 * time.Second)) {
+		t.Fatalf("from start: window opens %v in, want the second after the first fire", from.Sub(t0))
+	}
+}

@@ -70,20 +70,7 @@ func newTrialResult(o benchOpts, p nodeParams, database string, m measurement, f
 	}
 	res.FiresPerSec = float64(len(fires)) / res.DurationSeconds
 
-	from, to := m.t0.Add(steadyStart), m.tEnd.Add(-steadyEndMargin)
-	if first := firstFire(fires); first.After(from) {
-		// New tasks first fire after their registration (a lead of 150 µs a
-		// task, at most 3 s, see README): with many tasks that is after 3 s
-		// in, and no fire is owed before it. Every task shares that first
-		// fire time, so a task that misses it still counts as missed.
-		from = first
-	}
-	if o.fromStart {
-		// From the second after the tasks' very first fire: that one comes
-		// due within a second of the first node creating the tasks, before
-		// its first claim of all of them can return. Every join is inside.
-		from = firstFire(fires).Add(time.Second)
-	}
+	from, to := steadyWindow(m.t0, m.tEnd, fires, o.fromStart)
 	expected, err := cronTimes(p.Cron, from, to)
 	if err != nil {
 		return nil, err
@@ -185,4 +172,25 @@ func firstFire(fires []fire) time.Time {
 		return time.Time{}
 	}
 	return time.Unix(0, first)
+}
+
+// steadyWindow is the window whose fires a trial checks, for a run from t0
+// to tEnd: from steadyStart in (or, fromStart, from the second after the
+// tasks' very first fire) to steadyEndMargin before the end.
+func steadyWindow(t0, tEnd time.Time, fires []fire, fromStart bool) (from, to time.Time) {
+	from, to = t0.Add(steadyStart), tEnd.Add(-steadyEndMargin)
+	if first := firstFire(fires); first.After(from) {
+		// New tasks first fire after their registration (a lead of 150 µs a
+		// task, at most 3 s, see README): with many tasks that is after 3 s
+		// in, and no fire is owed before it. Every task shares that first
+		// fire time, so a task that misses it still counts as missed.
+		from = first
+	}
+	if fromStart {
+		// From the second after the tasks' very first fire: that one comes
+		// due within a second of the first node creating the tasks, before
+		// its first claim of all of them can return. Every join is inside.
+		from = firstFire(fires).Add(time.Second)
+	}
+	return from, to
 }
