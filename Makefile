@@ -43,11 +43,12 @@ bench:
 # rows, in rows/s and ns/row (a plan regression shows as ns/row growing
 # with the batch), and retention (PruneHistory by age and by rows over
 # 200 000 runs). The node's side of a burst: the delay queue's push and
-# pop (DelayQueueBurst) and the pool's cost per fire (PoolBurst).
+# pop (DelayQueueBurst), the pool's cost per fire (PoolBurst) and the
+# whole firing path from dispatch to the job's start (NodeBurst).
 bench-store:
 	$(GO) test -run '^$$' -bench . -benchtime 1s ./repository/...
 	$(GO) test -run '^$$' -bench . -benchtime 2s ./strategy/...
-	$(GO) test -run '^$$' -bench 'PoolBurst|DelayQueueBurst' -benchtime 1s ./easyjob/
+	$(GO) test -run '^$$' -bench 'PoolBurst|DelayQueueBurst|NodeBurst' -benchtime 1s ./easyjob/
 
 # Short chaos run (< 120 s): SIGKILL / SIGSTOP node processes, report
 # failover, duplicates and lost fires; exits non-zero on a violation.

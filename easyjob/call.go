@@ -11,7 +11,7 @@ import (
 
 // call runs the job of spec for row t (claimed) and fire time scheduled,
 // with its deadline and metadata; panics become failures.
-func (n *node) call(ctx context.Context, spec *taskSpec, t repository.Task, scheduled time.Time) (status repository.ExecStatus, err error) {
+func (n *node) call(ctx context.Context, spec *taskSpec, t *repository.Task, scheduled time.Time) (status repository.ExecStatus, took time.Duration, err error) {
 	if spec.opts.Timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, spec.opts.Timeout)
@@ -22,7 +22,7 @@ func (n *node) call(ctx context.Context, spec *taskSpec, t repository.Task, sche
 		Task: spec.name, TaskID: int64(t.ID), ScheduledAt: scheduled, Attempt: max(t.Attempt, 1),
 		NodeID: int64(n.id()), Token: Token{TaskID: int64(fence.ID), Version: fence.Version},
 	})
-	start := time.Now()
+	start := mono()
 	err = func() (err error) {
 		defer func() {
 			if r := recover(); r != nil {
@@ -47,7 +47,7 @@ func (n *node) call(ctx context.Context, spec *taskSpec, t repository.Task, sche
 	default:
 		status = repository.ExecFailed
 	}
-	took := time.Since(start)
+	took = mono() - start
 	if n.obs != nil {
 		n.observe(Event{Kind: EventRunEnd, Task: spec.name, Cron: t.Cron, Scheduled: scheduled, Attempt: max(t.Attempt, 1),
 			Status: status, Duration: took, Err: err, At: time.Now()})
@@ -64,7 +64,7 @@ func (n *node) call(ctx context.Context, spec *taskSpec, t repository.Task, sche
 		}
 		ev.Msg("easyjob: job failed")
 	}
-	return status, err
+	return status, took, err
 }
 
 func errText(err error) string {

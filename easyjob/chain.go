@@ -43,7 +43,7 @@ func (n *node) runChild(ctx context.Context, ch *taskSpec, scheduled time.Time, 
 	if !ok {
 		return
 	}
-	sched := n.scheduleFor(c.task, ch)
+	sched := n.scheduleFor(&c.task, ch)
 	if !sched.empty() {
 		// A child with its own cron runs only when that cron came due.
 		if c.task.NextStartTime.After(now) {
@@ -62,8 +62,8 @@ func (n *node) runChild(ctx context.Context, ch *taskSpec, scheduled time.Time, 
 		n.log.Warn().Err(err).Str("task", ch.name).Msg("easyjob: could not record child start; skipping its subtree")
 		return
 	}
-	runCtx, endRun := n.fired(ctx, ch, c.task, scheduled, n.dbNow(), "")
-	status, runErr := n.call(runCtx, ch, c.task, scheduled)
+	runCtx, endRun := n.fired(ctx, ch, &c.task, scheduled, n.dbNow(), "")
+	status, _, runErr := n.call(runCtx, ch, &c.task, scheduled)
 	if status == repository.ExecSucceeded {
 		n.runChildren(runCtx, ch, scheduled, exec.ID, step{})
 	}

@@ -25,6 +25,8 @@ type claim struct {
 
 	successorState // a kept claim queued before its predecessor's finish is written (successor.go)
 
+	slot int // index in the pool's running claims while its job holds a slot (the pool's lock)
+
 	mu       sync.Mutex
 	waitFrom time.Time          // when it began to wait for a worker
 	cancel   context.CancelFunc // set while its job runs
@@ -65,7 +67,7 @@ const voidVersion = -1
 // fire marks the claim fired at database time now.
 func (c *claim) fire(now time.Time) {
 	c.foundAt = now
-	c.misfire = misfireFor(c.spec.opts, c.task.NextStartTime, now)
+	c.misfire = misfireFor(&c.spec.opts, c.task.NextStartTime, now)
 }
 
 // wait records that the claim waits for a worker since at.

@@ -46,6 +46,8 @@ type finishJob interface {
 	done(repository.Finish, repository.FinishResult)
 }
 
+// finishReq is the completer's part of a queued finish. It lives inside
+// the finishJob's own object (one allocation per fire).
 type finishReq struct {
 	job   finishJob
 	quiet time.Time          // not built or written before this local time (see run)
@@ -83,19 +85,20 @@ func newCompleter(store repository.Store, log zerolog.Logger, hold func() (relea
 	return &completer{store: store, log: log, hold: hold, ready: make(chan struct{}, 1)}
 }
 
-// submit queues the finish that job builds, of a fire at local time
-// fired; job.done receives it and its result once written, or an error
+// submit queues r, the finish that r.job builds, of a fire at local time
+// fired; r.job.done receives it and its result once written, or an error
 // once the completer stopped. done runs on a completer goroutine (or on
 // the caller's, when the completer already stopped) and must not block
 // long: the other results of its statement wait for it.
-func (c *completer) submit(job finishJob, fired time.Time) {
+func (c *completer) submit(r *finishReq, fired time.Time) {
+	r.quiet = fired.Add(finishQuiet)
 	c.mu.Lock()
 	if c.stopped {
 		c.mu.Unlock()
-		job.done(job.build(), repository.FinishResult{Err: fmt.Errorf("easyjob: finish not written: %w", errStopped)})
+		r.job.done(r.finish(), repository.FinishResult{Err: fmt.Errorf("easyjob: finish not written: %w", errStopped)})
 		return
 	}
-	c.queue = append(c.queue, &finishReq{job: job, quiet: fired.Add(finishQuiet)})
+	c.queue = append(c.queue, r)
 	first := len(c.queue) == 1
 	c.mu.Unlock()
 	if first {

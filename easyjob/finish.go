@@ -66,32 +66,64 @@ func (n *node) finish(c *claim, f repository.Finish) repository.FinishResult {
 // predecessor's to settle. Until then the pool counts the finish as work
 // in flight (shutdown waits for it).
 func (n *node) finishLater(c *claim, build func() repository.Finish, then func(repository.FinishResult)) {
+	n.later(&laterFinish{n: n, c: c, make: build, then: then})
+}
+
+// finishFired is finishLater for a root fire that ran (or skipped): its
+// finish is the outcome o, built without a closure (execute, in a burst).
+func (n *node) finishFired(c *claim, o firedOutcome) {
+	n.later(&laterFinish{n: n, c: c, fired: o})
+}
+
+func (n *node) later(l *laterFinish) {
 	// A claim kept by this finish is void if a silence began since its job
 	// ended (the epoch moved): the node dropped its claims then, and must
 	// not take this one up again even though the fenced write kept it.
-	l := &laterFinish{n: n, c: c, make: build, then: then, epoch: n.claims.currentEpoch()}
+	l.epoch = n.claims.currentEpoch()
+	l.req.job = l
 	n.pool.pending() // until l.done
 	// A successor's finish waits for its predecessor's to settle (c is then
 	// held or void).
-	if p := c.pred.Load(); p != nil && p.afterSettle(l.submit) {
+	if p := l.c.pred.Load(); p != nil && p.afterSettle(l.submit) {
 		return
 	}
 	l.submit()
 }
 
-// laterFinish is a finish handed to the completer (finishLater).
+// laterFinish is a finish handed to the completer (finishLater), with
+// the completer's part of it: one allocation per fire.
 type laterFinish struct {
+	req   finishReq
 	n     *node
 	c     *claim
-	make  func() repository.Finish
+	make  func() repository.Finish // nil: the finish is fired's outcome
+	fired firedOutcome
 	then  func(repository.FinishResult)
 	epoch int64
 }
 
-func (l *laterFinish) submit() { l.n.completer.submit(l, l.c.localAt) }
+// firedOutcome is how a root fire ended, which its finish is built from.
+type firedOutcome struct {
+	execID    int64
+	status    repository.ExecStatus
+	err       error
+	appendRun bool          // no start record: the finish appends the run
+	ran       time.Duration // how long the job ran
+}
+
+func (l *laterFinish) submit() { l.n.completer.submit(&l.req, l.c.localAt) }
 
 func (l *laterFinish) build() repository.Finish {
-	f := l.make()
+	var f repository.Finish
+	if l.make != nil {
+		f = l.make()
+	} else {
+		o := l.fired
+		f = l.n.outcome(l.c, o.execID, o.status, o.err, l.n.plan(l.c))
+		if o.appendRun {
+			f.Run, f.Ran = l.c.runRecord(), o.ran
+		}
+	}
 	f.Claim = l.c.fence() // void (fenced) when c was not confirmed
 	l.n.speculate(l.c, f)
 	return f

@@ -48,7 +48,7 @@ func (n *node) heartbeat(ctx context.Context) error {
 		default:
 		}
 	}
-	n.lastBeat.Store(sent.UnixNano())
+	n.beat(sent)
 	if n.hooks != nil {
 		n.hooks.heartbeatWritten.send(sent)
 	}

@@ -18,7 +18,7 @@ type firePlan struct {
 // found at database time now. On time, the next fire follows the
 // scheduled one (a run that overruns delays, never doubles, the next fire).
 func planFire(s schedule, o repository.TaskOptions, scheduled, now time.Time) firePlan {
-	p := firePlan{run: true, misfire: misfireFor(o, scheduled, now)}
+	p := firePlan{run: true, misfire: misfireFor(&o, scheduled, now)}
 	from := scheduled
 	if p.misfire != "" {
 		switch p.misfire {
@@ -77,7 +77,7 @@ func newestFires(s schedule, scheduled, now time.Time, k int) []time.Time {
 // misfireFor returns the misfire policy that applies to a fire scheduled
 // at `scheduled` and found at now, or "" when the fire is on time. It is
 // cheap: the boss calls it for every due fire.
-func misfireFor(o repository.TaskOptions, scheduled, now time.Time) repository.MisfireAction {
+func misfireFor(o *repository.TaskOptions, scheduled, now time.Time) repository.MisfireAction {
 	threshold := o.MisfireThreshold
 	if threshold <= 0 {
 		threshold = defaultMisfireThreshold

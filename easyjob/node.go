@@ -41,6 +41,7 @@ type node struct {
 	reconcileTicks int // owned by the reconcile loop
 
 	lastBeat     atomic.Int64    // unix nanos (local) when the last good heartbeat was sent
+	silentBy     atomic.Int64    // mono nanos from which the node is suspect unless it beats again; 0 before the first beat
 	seenSince    atomic.Int64    // unix nanos (local) since when heartbeats succeed without a gap; 0 after a failure
 	stopping     atomic.Bool     // shutdown began: claim nothing more, keep nothing
 	idle         atomic.Bool     // the last loader pass found nothing due
@@ -107,9 +108,18 @@ func (n *node) poke() {
 // peers may already consider it dead: it must not start or claim anything.
 // The margin of half a heartbeat keeps it on the safe side of the peers'
 // dead threshold.
-func (n *node) suspect() bool {
-	at, ok := n.silentAt()
-	return ok && time.Now().After(at)
+func (n *node) suspect() bool { return n.suspectAt(mono()) }
+
+// suspectAt is suspect as of now, a mono reading.
+func (n *node) suspectAt(now time.Duration) bool {
+	by := n.silentBy.Load()
+	return by != 0 && now > time.Duration(by)
+}
+
+// beat records a good heartbeat sent at local time sent.
+func (n *node) beat(sent time.Time) {
+	n.lastBeat.Store(sent.UnixNano())
+	n.silentBy.Store(int64(monoAt(sent) + n.cfg.DeadAfter - n.cfg.HeartbeatInterval/2))
 }
 
 // silentAt is the local time from which the node is suspect unless it
@@ -237,7 +247,7 @@ func (n *node) register(ctx context.Context) error {
 		return fmt.Errorf("easyjob: register node: %w", err)
 	}
 	n.picker.self = node.ID
-	n.lastBeat.Store(t0.UnixNano())
+	n.beat(t0)
 	return nil
 }
 

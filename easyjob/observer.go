@@ -125,7 +125,7 @@ func (n *node) observe(e Event) {
 // fired reports a fire about to run to the observer (found at database
 // time found) and opens its run; the returned context is the job's and its
 // children's parent.
-func (n *node) fired(ctx context.Context, spec *taskSpec, t repository.Task, scheduled, found time.Time, misfire repository.MisfireAction) (context.Context, func(RunResult)) {
+func (n *node) fired(ctx context.Context, spec *taskSpec, t *repository.Task, scheduled, found time.Time, misfire repository.MisfireAction) (context.Context, func(RunResult)) {
 	if n.obs == nil {
 		return ctx, endNothing
 	}

@@ -26,7 +26,7 @@ type pool struct {
 	mu      sync.Mutex
 	free    int
 	waiting []*claim
-	running map[*claim]struct{}
+	running []*claim       // holding a slot; each claim's slot is its index here
 	settled chan struct{}  // poked when the last waiting claim leaves the queue
 	jobs    sync.WaitGroup // jobs, and their finishes until written
 
@@ -52,7 +52,7 @@ const workerIdle = 90 * time.Second
 
 func newPool(base context.Context, size int, exec func(context.Context, *claim)) *pool {
 	return &pool{
-		base: base, exec: exec, free: size, running: map[*claim]struct{}{}, settled: make(chan struct{}, 1),
+		base: base, exec: exec, free: size, settled: make(chan struct{}, 1),
 		handoff: make(chan poolJob), quit: make(chan struct{}),
 	}
 }
@@ -88,10 +88,14 @@ func (p *pool) done(c *claim) {
 // freeLocked frees c's slot if c still holds it: to the oldest waiting
 // claim, whose job it returns ready to run, or back to the pool.
 func (p *pool) freeLocked(c *claim) (poolJob, bool) {
-	if _, ok := p.running[c]; !ok {
+	if !p.holdsLocked(c) {
 		return poolJob{}, false
 	}
-	delete(p.running, c)
+	// Swap-remove: no map to hash into per fire.
+	last := p.running[len(p.running)-1]
+	p.running[c.slot], last.slot = last, c.slot
+	p.running[len(p.running)-1] = nil
+	p.running = p.running[:len(p.running)-1]
 	if len(p.waiting) == 0 {
 		p.free++
 		return poolJob{}, false
@@ -102,6 +106,11 @@ func (p *pool) freeLocked(c *claim) (poolJob, bool) {
 	return p.startLocked(next), true
 }
 
+// holdsLocked reports whether c's job holds a slot.
+func (p *pool) holdsLocked(c *claim) bool {
+	return c.slot < len(p.running) && p.running[c.slot] == c
+}
+
 // launchLocked runs c's job on an idle worker, or on a new one.
 func (p *pool) launchLocked(c *claim) { p.handLocked(p.startLocked(c)) }
 
@@ -109,7 +118,8 @@ func (p *pool) launchLocked(c *claim) { p.handLocked(p.startLocked(c)) }
 func (p *pool) startLocked(c *claim) poolJob {
 	ctx, cancel := context.WithCancel(p.base)
 	c.run(cancel)
-	p.running[c] = struct{}{}
+	c.slot = len(p.running)
+	p.running = append(p.running, c)
 	p.jobs.Add(1)
 	return poolJob{ctx: ctx, cancel: cancel, c: c}
 }
@@ -254,7 +264,7 @@ func (p *pool) waitSettled(ctx context.Context, limit time.Duration) {
 func (p *pool) runs(id repository.TaskID) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	for c := range p.running {
+	for _, c := range p.running {
 		if c.task.ID == id {
 			return true
 		}
@@ -273,7 +283,7 @@ func (p *pool) busy() int {
 func (p *pool) cancelAll() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	for c := range p.running {
+	for _, c := range p.running {
 		c.stop()
 	}
 }

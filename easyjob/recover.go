@@ -45,7 +45,7 @@ func (n *node) recoverOrphans(ctx context.Context) error {
 		}
 		r := repository.Recovery{Ref: o.Task.Ref(), DeadNode: o.DeadNode}
 		if spec := n.specs[o.Task.Name]; spec != nil && spec.opts.Recover == repository.RecoverSkip && o.Task.ParentID == 0 {
-			if next, ok := n.scheduleFor(o.Task, spec).next(n.dbNow()); ok {
+			if next, ok := n.scheduleFor(&o.Task, spec).next(n.dbNow()); ok {
 				r.Next = next
 			}
 		}

@@ -188,7 +188,7 @@ func (s schedule) prev(t time.Time) (time.Time, bool) {
 
 // scheduleFor returns the schedule of the row's cron: the registered one,
 // or the row's own when an operator rescheduled the task.
-func (n *node) scheduleFor(t repository.Task, spec *taskSpec) schedule {
+func (n *node) scheduleFor(t *repository.Task, spec *taskSpec) schedule {
 	if t.Cron == spec.cron {
 		return spec.sched
 	}

@@ -2,7 +2,6 @@ package easyjob
 
 import (
 	"context"
-	"time"
 
 	"github.com/easyjob-go/easyjob/repository"
 )
@@ -28,27 +27,25 @@ func (n *node) execute(ctx context.Context, c *claim) {
 	// The next fire is computed after the job (n.plan): an on-time fire
 	// always runs, and the cron arithmetic should not delay the jobs queued
 	// behind it.
-	status, runErr := repository.ExecSkipped, error(nil)
+	o := firedOutcome{status: repository.ExecSkipped}
 	runCtx, endRun := ctx, endNothing
-	began := time.Now()
 	prior := n.priorChain(ctx, c) // a chain re-run after its node died resumes
 	if (c.misfire == "" || n.plan(c).run) && !c.startFailed() {
 		n.stats.fired.Add(1)
-		runCtx, endRun = n.fired(ctx, c.spec, c.task, c.task.NextStartTime, c.foundAt, c.misfire)
+		runCtx, endRun = n.fired(ctx, c.spec, &c.task, c.task.NextStartTime, c.foundAt, c.misfire)
 		if prior.rootDone() {
-			status = repository.ExecSucceeded
+			o.status = repository.ExecSucceeded
 			n.log.Info().Str("task", c.spec.name).Int64("node", int64(prior.root.NodeID)).
 				Msg("easyjob: chain root completed before its node died; resuming with its steps")
 		} else {
-			status, runErr = n.call(runCtx, c.spec, c.task, c.task.NextStartTime)
+			o.status, o.ran, o.err = n.call(runCtx, c.spec, &c.task, c.task.NextStartTime)
 		}
 	}
-	chain := status == repository.ExecSucceeded && len(c.spec.children) > 0
+	chain := o.status == repository.ExecSucceeded && len(c.spec.children) > 0
 	var free *pool
 	if !chain {
 		free = n.pool // the slot is for running jobs, not for waiting on writes
 	}
-	ran := time.Since(began)
 	exec, appendRun, err := c.recorded(n.bg.Done(), free)
 	if err == nil && appendRun && chain {
 		// The children are recorded under the root's row: a short root's
@@ -59,7 +56,7 @@ func (n *node) execute(ctx context.Context, c *claim) {
 	if err != nil {
 		// Not recorded (claim lost or database away): nothing to finish;
 		// reconcile releases the row if it is still ours.
-		endRun(RunResult{Status: status, Err: runErr})
+		endRun(RunResult{Status: o.status, Err: o.err})
 		n.claims.drop(c)
 		return
 	}
@@ -67,23 +64,17 @@ func (n *node) execute(ctx context.Context, c *claim) {
 		n.runChildren(runCtx, c.spec, c.task.NextStartTime, exec.ID, prior.steps())
 		n.pool.done(c)
 	}
-	endRun(RunResult{Status: status, Err: runErr})
+	endRun(RunResult{Status: o.status, Err: o.err})
 	// The outcome (next fire, keep or hand over) is worked out when the
 	// completer builds the finish, after the burst this fire started in;
 	// a kept claim's next fire is queued then (successor.go).
-	execID := exec.ID
-	n.finishLater(c, func() repository.Finish {
-		f := n.outcome(c, execID, status, runErr, n.plan(c))
-		if appendRun {
-			f.Run, f.Ran = c.runRecord(), ran
-		}
-		return f
-	}, nil)
+	o.execID, o.appendRun = exec.ID, appendRun
+	n.finishFired(c, o)
 }
 
 // plan is the next fire of fired claim c, as of the time it was found due.
 func (n *node) plan(c *claim) firePlan {
-	return planFire(n.scheduleFor(c.task, c.spec), c.spec.opts, c.task.NextStartTime, c.foundAt)
+	return planFire(n.scheduleFor(&c.task, c.spec), c.spec.opts, c.task.NextStartTime, c.foundAt)
 }
 
 // recordStart writes c's start record at once, in its own statement.
