@@ -90,6 +90,9 @@ func (b *benchCmd) check(fs *flag.FlagSet) error {
 	if o.nodes < 1 || o.params.Tasks < 1 || o.duration <= steadyStart+steadyEndMargin {
 		return errors.New("need --nodes >= 1, --tasks >= 1, --duration > 5s")
 	}
+	if o.params.GOMAXPROCS != 0 && (!o.procs || o.params.GOMAXPROCS < 0) {
+		return errors.New("--gomaxprocs needs --procs (in-process nodes share this process's) and a value >= 1")
+	}
 	return nil
 }
 

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -64,6 +65,9 @@ func (o *nodeOpts) check(*flag.FlagSet) error {
 
 // run runs the node until ctx ends.
 func (o *nodeOpts) run(ctx context.Context) error {
+	if o.params.GOMAXPROCS > 0 {
+		runtime.GOMAXPROCS(o.params.GOMAXPROCS)
+	}
 	lvl, err := zerolog.ParseLevel(o.logLevel)
 	if err != nil {
 		lvl = zerolog.WarnLevel

@@ -26,6 +26,7 @@ type nodeParams struct {
 	Workers         int
 	MaxClaims       int
 	Metrics         bool // a Prometheus observer on each node (metrics.go)
+	GOMAXPROCS      int  // node processes only: runtime.GOMAXPROCS (0 = Go's own choice)
 }
 
 // addRunFlags registers the flags bench and chaos share: the server, the
@@ -47,6 +48,7 @@ func addNodeFlags(fs *flag.FlagSet, p *nodeParams) {
 	fs.IntVar(&p.Workers, "workers", 0, "Config.Workers (0 = library default, 10)")
 	fs.IntVar(&p.MaxClaims, "max-claims", 0, "Config.MaxClaims (0 = library default, 1000 × workers)")
 	fs.BoolVar(&p.Metrics, "metrics", false, "give every node a Prometheus observer (easyjob/metrics/prom), scraped every 15s")
+	fs.IntVar(&p.GOMAXPROCS, "gomaxprocs", 0, "GOMAXPROCS of each node process, as a container's CPU limit sets it (0 = Go's own choice; --procs only)")
 }
 
 // effective returns the heartbeat, dead threshold and recover interval the
@@ -90,6 +92,9 @@ func (p nodeParams) args() []string {
 	}
 	if p.Metrics {
 		a = append(a, "--metrics")
+	}
+	if p.GOMAXPROCS != 0 {
+		a = append(a, "--gomaxprocs", strconv.Itoa(p.GOMAXPROCS))
 	}
 	return a
 }

@@ -8,8 +8,12 @@ import (
 
 // print writes t as the bench report.
 func (t *trialResult) print(w io.Writer) {
-	fmt.Fprintf(w, "easyjob bench: %d nodes (%s), %d tasks on %q, strategy %s, %.0fs\n\n",
-		t.Nodes, t.Mode, t.Tasks, t.Cron, t.Strategy, t.DurationSeconds)
+	gmp := ""
+	if t.GOMAXPROCS > 0 {
+		gmp = fmt.Sprintf(", GOMAXPROCS %d per node", t.GOMAXPROCS)
+	}
+	fmt.Fprintf(w, "easyjob bench: %d nodes (%s), %d tasks on %q, strategy %s, %.0fs%s\n\n",
+		t.Nodes, t.Mode, t.Tasks, t.Cron, t.Strategy, t.DurationSeconds, gmp)
 	var tb table
 	tb.add("fires", fmt.Sprintf("%d  (%.1f/s)", t.Fires, t.FiresPerSec))
 	tb.add("start lag", t.Steady.Lag.String()+"  [fires scheduled in the steady window]")

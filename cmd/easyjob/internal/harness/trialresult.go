@@ -31,6 +31,7 @@ type trialResult struct {
 	Tasks             int                `json:"tasks"`
 	Cron              string             `json:"cron"`
 	Strategy          string             `json:"strategy"`
+	GOMAXPROCS        int                `json:"node_gomaxprocs,omitempty"` // --gomaxprocs; 0: Go's own choice
 	DurationSeconds   float64            `json:"duration_seconds"`
 	Fires             int                `json:"fires"`
 	FiresPerSec       float64            `json:"fires_per_sec"`
@@ -58,7 +59,7 @@ type trialResult struct {
 // start lag, duplicates, and the nodes' store counters.
 func newTrialResult(o benchOpts, p nodeParams, database string, m measurement, fires []fire, nodes []nodeResult) (*trialResult, error) {
 	res := &trialResult{
-		Mode: "in-process", Nodes: o.nodes, Tasks: p.Tasks, Cron: p.Cron, Strategy: p.Strategy,
+		Mode: "in-process", Nodes: o.nodes, Tasks: p.Tasks, Cron: p.Cron, Strategy: p.Strategy, GOMAXPROCS: p.GOMAXPROCS,
 		DurationSeconds: m.tEnd.Sub(m.t0).Seconds(), Fires: len(fires), Database: database,
 		CallsPerFire: map[string]float64{}, CallsPerSecNode: map[string]float64{}, StoreErrors: map[string]int64{},
 	}
