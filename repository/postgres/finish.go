@@ -128,7 +128,7 @@ n AS (
 )
 SELECT u.ord, %s FROM u WHERE (SELECT count(*) FROM n) >= 0`
 
-// finishQuery is finishSQL as sent (queryBinary).
+// finishQuery is finishSQL as sent (queryEach).
 var finishQuery = dollarPlaceholders(fmt.Sprintf(finishSQL, taskCols("t"), taskCols("u")))
 
 // Finish applies many finishes in one statement, each with its own fence;
@@ -164,33 +164,26 @@ func (s *Store) Finish(ctx context.Context, fs []repository.Finish) ([]repositor
 		c.parent = append(c.parent, r.ParentExecutionID)
 		c.ranUS = append(c.ranUS, f.Ran.Microseconds())
 	}
-	got, err := s.queryBinary(ctx, finishQuery,
-		c.ord, c.id, c.version, c.node, c.exec, c.status, c.err, c.next, c.attempt, c.cron, c.done, c.keep, c.handoff,
-		c.run, c.scheduled, c.runAttempt, c.misfire, c.parent, c.ranUS,
-		c.id, c.exec)
-	if err != nil {
-		return nil, fmt.Errorf("easyjob/postgres: finish %d tasks: %w", len(fs), err)
-	}
-	defer got.Close()
 	out := make([]repository.FinishResult, len(fs))
 	back := make([]bool, len(fs))
-	var ord int
+	var ord int32
 	var r taskScan
-	dest := append([]any{&ord}, r.dest()...)
-	for got.Next() {
-		if err := got.Scan(dest...); err != nil {
-			return nil, fmt.Errorf("easyjob/postgres: finish %d tasks: %w", len(fs), err)
-		}
+	err := s.queryEach(ctx, finishQuery, []any{
+		c.ord, c.id, c.version, c.node, c.exec, c.status, c.err, c.next, c.attempt, c.cron, c.done, c.keep, c.handoff,
+		c.run, c.scheduled, c.runAttempt, c.misfire, c.parent, c.ranUS,
+		c.id, c.exec,
+	}, append([]any{&ord}, r.dest()...), func() error {
 		t, ok, err := r.taskWith(&s.opts)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		if !ok || ord < 0 || ord >= len(fs) {
-			return nil, fmt.Errorf("easyjob/postgres: finish %d tasks: bad result row %d", len(fs), ord)
+		if !ok || ord < 0 || int(ord) >= len(fs) {
+			return fmt.Errorf("bad result row %d", ord)
 		}
 		out[ord], back[ord] = repository.FinishResult{Task: t}, true
-	}
-	if err := got.Err(); err != nil {
+		return nil
+	})
+	if err != nil {
 		return nil, fmt.Errorf("easyjob/postgres: finish %d tasks: %w", len(fs), err)
 	}
 	for i, f := range fs {

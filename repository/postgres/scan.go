@@ -8,6 +8,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgtype"
+
 	"github.com/easyjob-go/easyjob/repository"
 )
 
@@ -41,13 +43,16 @@ func qualify(alias string, names []string) string {
 
 // taskScan receives one task row. Every field is nullable so that a left
 // join that found no row (a fenced Finish, an empty DueTasks) scans too.
+// The fields are pgx's own types: they scan through database/sql too
+// (sql.Scanner), and pgx reads them without converting each column to a
+// driver value first (queryEach).
 type taskScan struct {
-	id, parentID, version, nodeID, attempt sql.NullInt64
-	group, name, cron, status, codeCron    sql.NullString
-	lastStatus, lastError                  sql.NullString
-	next, lastFinished, created, updated   sql.NullTime
-	overridden, stale                      sql.NullTime
-	paused, trigger                        sql.NullBool
+	id, parentID, version, nodeID, attempt pgtype.Int8
+	group, name, cron, status, codeCron    pgtype.Text
+	lastStatus, lastError                  pgtype.Text
+	next, lastFinished, created, updated   pgtype.Timestamptz
+	overridden, stale                      pgtype.Timestamptz
+	paused, trigger                        pgtype.Bool
 	options                                []byte
 }
 
@@ -74,18 +79,18 @@ func (r *taskScan) task() (t repository.Task, ok bool, err error) {
 		Status:           repository.TaskStatus(r.status.String),
 		Version:          r.version.Int64,
 		NodeID:           repository.NodeID(r.nodeID.Int64),
-		NextStartTime:    utc(r.next),
+		NextStartTime:    utcTz(r.next),
 		Attempt:          int(r.attempt.Int64),
 		Paused:           r.paused.Bool,
 		TriggerRequested: r.trigger.Bool,
 		LastStatus:       repository.ExecStatus(r.lastStatus.String),
 		LastError:        r.lastError.String,
-		LastFinishedAt:   utc(r.lastFinished),
-		CreatedAt:        utc(r.created),
-		UpdatedAt:        utc(r.updated),
+		LastFinishedAt:   utcTz(r.lastFinished),
+		CreatedAt:        utcTz(r.created),
+		UpdatedAt:        utcTz(r.updated),
 		CodeCron:         r.codeCron.String,
-		OverriddenAt:     utc(r.overridden),
-		StaleSince:       utc(r.stale),
+		OverriddenAt:     utcTz(r.overridden),
+		StaleSince:       utcTz(r.stale),
 	}
 	if len(r.options) > 0 {
 		if err := json.Unmarshal(r.options, &t.Options); err != nil {
@@ -240,6 +245,14 @@ func (r *execScan) execution() (e repository.Execution, ok bool) {
 		Attempt:           int(r.attempt.Int64),
 		Misfire:           repository.MisfireAction(r.misfire.String),
 	}, true
+}
+
+// utcTz is utc for pgx's timestamptz.
+func utcTz(t pgtype.Timestamptz) time.Time {
+	if !t.Valid {
+		return time.Time{}
+	}
+	return t.Time.UTC()
 }
 
 func utc(t sql.NullTime) time.Time {
