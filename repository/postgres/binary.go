@@ -36,7 +36,7 @@ func binaryMode(db *sql.DB) bool {
 // the Finish statement alone (22 columns a row, a row a fire).
 func (s *Store) queryEach(ctx context.Context, q string, args, dest []any, each func() error) error {
 	if !s.binary {
-		rows, err := s.db.DB.QueryContext(ctx, q, args...)
+		rows, err := s.db.DB.QueryContext(ctx, q, args...) //nolint:rowserrcheck // scanEach returns rows.Err()
 		if err != nil {
 			return err
 		}
