@@ -91,3 +91,29 @@ func TestClockOffsetConcurrent(t *testing.T) {
 		t.Fatalf("offset %v outside every sample's bounds", got)
 	}
 }
+
+// TestSuspectFollowsTheLastBeat checks the suspect rule on the monotonic
+// clock: never before the first beat, from DeadAfter minus half a
+// heartbeat after the last good beat, and cleared by a newer beat.
+func TestSuspectFollowsTheLastBeat(t *testing.T) {
+	n := &node{cfg: Config{HeartbeatInterval: time.Second, DeadAfter: 3 * time.Second}}
+	if n.suspect() {
+		t.Fatal("suspect before any heartbeat")
+	}
+	sent := time.Now()
+	n.beat(sent)
+	at := monoAt(sent)
+	if n.suspectAt(at+2500*time.Millisecond) || !n.suspectAt(at+2500*time.Millisecond+1) {
+		t.Fatal("want suspect from exactly DeadAfter - HeartbeatInterval/2 (2.5 s) after the beat")
+	}
+	if n.suspect() {
+		t.Fatal("suspect just after a good beat")
+	}
+	n.beat(sent.Add(-3 * time.Second)) // a beat long ago: silent since
+	if !n.suspect() {
+		t.Fatal("not suspect 3 s after the last beat")
+	}
+	if got := n.lastBeat.Load(); got != sent.Add(-3*time.Second).UnixNano() {
+		t.Fatalf("lastBeat %d, want the beat's wall time", got)
+	}
+}
