@@ -25,6 +25,10 @@ func (n *node) outcome(c *claim, execID int64, status repository.ExecStatus, run
 		f.Next = n.dbNow().Add(backoff(attempt, c.spec.opts.RetryBackoff, maxRetryBackoff))
 		f.NextAttempt, f.Done, f.Handoff = attempt+1, false, true
 	case !n.keepFor(f.Next):
+	case c.task.Paused:
+		// Claimed while paused (a triggered run): the finish parks the row,
+		// so there is no next fire to keep, nor one to queue before the
+		// write (a successor would start if the write were slow).
 	case !n.stillMine(c.task):
 		// The strategy gives the task to a peer now (the live set changed):
 		// the finish itself hands it over, with a wake-up, so the new owner

@@ -210,3 +210,43 @@ func TestUnconfirmedFireVoidedByPause(t *testing.T) {
 		t.Fatalf("%d fires after the pause took effect", n-settled)
 	}
 }
+
+// TestTriggeredPausedRunQueuesNoNextFire: the triggered run of a paused
+// task is parked again by its finish, so no next fire is queued before
+// that finish is written: with the finish held up past the next second,
+// nothing else fires.
+func TestTriggeredPausedRunQueuesNoNextFire(t *testing.T) {
+	mem := memory.New()
+	store := &stallStore{Store: mem}
+	group := groupFor(t)
+	var l ledger
+	start(t, fastConfig(store, group), everySecond(t, &l, 1))
+	t.Cleanup(store.resume)
+	c, err := NewClient(context.Background(), Config{Store: mem, Group: group})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Pause(context.Background(), "t0000"); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 5*time.Second, "the task parked", func() bool {
+		info, err := c.Task(context.Background(), "t0000")
+		return err == nil && info.Status == repository.TaskPaused
+	})
+	store.stall()
+	triggeredAt := time.Now()
+	if _, err := c.Trigger(context.Background(), "t0000"); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 5*time.Second, "the triggered run", func() bool { return len(firesAfter(&l, triggeredAt)["t0000"]) == 1 })
+	// A window, not a wait: the finish is held past the next second.
+	time.Sleep(1500 * time.Millisecond)
+	if n := len(firesAfter(&l, triggeredAt)["t0000"]); n != 1 {
+		t.Fatalf("%d runs while the triggered run's finish was held, want 1 (a next fire was queued for a paused task)", n)
+	}
+	store.resume()
+	waitFor(t, 5*time.Second, "the task parked again", func() bool {
+		info, err := c.Task(context.Background(), "t0000")
+		return err == nil && info.Status == repository.TaskPaused
+	})
+}
