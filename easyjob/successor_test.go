@@ -153,31 +153,24 @@ func testNextFireDoesNotWaitForFinish(t *testing.T, mem repository.Store, group 
 // held up parks the task; the next fire, started before that finish
 // returned, is recorded fenced (not succeeded), and nothing fires after.
 func TestUnconfirmedFireVoidedByPause(t *testing.T) {
-	mem := memory.New()
-	store := &stallStore{Store: mem}
-	group := groupFor(t)
-	var l ledger
-	start(t, fastConfig(store, group), everySecond(t, &l, 1))
-	t.Cleanup(store.resume)
+	st := startStallable(t)
+	store, c := st.store, st.client
+	l := &st.ledger
 	waitFor(t, 5*time.Second, "a fire", func() bool { return len(l.snapshot()) > 0 })
-	settledSince(t, mem, group, 1, l.snapshot()[len(l.snapshot())-1].scheduled)
+	settledSince(t, st.mem, st.group, 1, l.snapshot()[len(l.snapshot())-1].scheduled)
 
 	stalledAt := time.Now()
 	store.stall()
-	waitFor(t, 3*time.Second, "the claimed fire", func() bool { return len(firesAfter(&l, stalledAt)["t0000"]) == 1 })
-	c, err := NewClient(context.Background(), Config{Store: mem, Group: group})
-	if err != nil {
-		t.Fatal(err)
-	}
+	waitFor(t, 3*time.Second, "the claimed fire", func() bool { return len(firesAfter(l, stalledAt)["t0000"]) == 1 })
 	if _, err := c.Pause(context.Background(), "t0000"); err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, 3*time.Second, "the next fire, before its claim is confirmed", func() bool {
-		return len(firesAfter(&l, stalledAt)["t0000"]) == 2
+		return len(firesAfter(l, stalledAt)["t0000"]) == 2
 	})
 	store.resume()
 	var second time.Time
-	for at := range firesAfter(&l, stalledAt)["t0000"] {
+	for at := range firesAfter(l, stalledAt)["t0000"] {
 		if at.After(second) {
 			second = at
 		}
@@ -197,13 +190,7 @@ func TestUnconfirmedFireVoidedByPause(t *testing.T) {
 		}
 		return false
 	})
-	info, err := c.Task(context.Background(), "t0000")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if info.Status != repository.TaskPaused {
-		t.Fatalf("task is %s after the pause, want paused", info.Status)
-	}
+	waitParked(t, c, "t0000")
 	settled := len(l.snapshot())
 	time.Sleep(1500 * time.Millisecond) // a paused task must stay quiet: nothing to wait for
 	if n := len(l.snapshot()); n != settled {
@@ -216,37 +203,56 @@ func TestUnconfirmedFireVoidedByPause(t *testing.T) {
 // that finish is written: with the finish held up past the next second,
 // nothing else fires.
 func TestTriggeredPausedRunQueuesNoNextFire(t *testing.T) {
-	mem := memory.New()
-	store := &stallStore{Store: mem}
-	group := groupFor(t)
-	var l ledger
-	start(t, fastConfig(store, group), everySecond(t, &l, 1))
-	t.Cleanup(store.resume)
-	c, err := NewClient(context.Background(), Config{Store: mem, Group: group})
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := startStallable(t)
+	store, c, l := st.store, st.client, &st.ledger
 	if _, err := c.Pause(context.Background(), "t0000"); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 5*time.Second, "the task parked", func() bool {
-		info, err := c.Task(context.Background(), "t0000")
-		return err == nil && info.Status == repository.TaskPaused
-	})
+	waitParked(t, c, "t0000")
 	store.stall()
 	triggeredAt := time.Now()
 	if _, err := c.Trigger(context.Background(), "t0000"); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 5*time.Second, "the triggered run", func() bool { return len(firesAfter(&l, triggeredAt)["t0000"]) == 1 })
+	waitFor(t, 5*time.Second, "the triggered run", func() bool { return len(firesAfter(l, triggeredAt)["t0000"]) == 1 })
 	// A window, not a wait: the finish is held past the next second.
 	time.Sleep(1500 * time.Millisecond)
-	if n := len(firesAfter(&l, triggeredAt)["t0000"]); n != 1 {
+	if n := len(firesAfter(l, triggeredAt)["t0000"]); n != 1 {
 		t.Fatalf("%d runs while the triggered run's finish was held, want 1 (a next fire was queued for a paused task)", n)
 	}
 	store.resume()
-	waitFor(t, 5*time.Second, "the task parked again", func() bool {
-		info, err := c.Task(context.Background(), "t0000")
+	waitParked(t, c, "t0000")
+}
+
+// stallable is one node with one every-second task (t0000) on a memory
+// store whose finishes can be held up, and a client of its group.
+type stallable struct {
+	mem    *memory.Store
+	store  *stallStore
+	group  string
+	ledger ledger
+	client *Client
+}
+
+func startStallable(t *testing.T) *stallable {
+	t.Helper()
+	st := &stallable{mem: memory.New(), group: groupFor(t)}
+	st.store = &stallStore{Store: st.mem}
+	start(t, fastConfig(st.store, st.group), everySecond(t, &st.ledger, 1))
+	t.Cleanup(st.store.resume)
+	c, err := NewClient(context.Background(), Config{Store: st.mem, Group: st.group})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.client = c
+	return st
+}
+
+// waitParked waits until task name is paused in the store.
+func waitParked(t *testing.T, c *Client, name string) {
+	t.Helper()
+	waitFor(t, 5*time.Second, name+" parked paused", func() bool {
+		info, err := c.Task(context.Background(), name)
 		return err == nil && info.Status == repository.TaskPaused
 	})
 }
