@@ -55,6 +55,24 @@ type capacityResult struct {
 	Ceiling        bool            `json:"hit_capacity_max,omitempty"`
 }
 
+// judgeTrial says whether trial r held K: every fire of its steady window
+// ran, once, with p99 start lag within bound. A window that owed no fire
+// (the tasks' first fire came after it: registering K tasks took most of
+// the trial) proves nothing and does not hold.
+func judgeTrial(r *trialResult, bound time.Duration) (held bool, why string) {
+	switch {
+	case r.Steady.Expected == 0:
+		return false, "no fire owed in the steady window (first fire after it: lengthen --capacity-trial)"
+	case r.Steady.Missed > 0:
+		return false, fmt.Sprintf("%d missed", r.Steady.Missed)
+	case r.Steady.Lag.P99 > ms(bound):
+		return false, fmt.Sprintf("p99 lag %s > %s", fmtMS(r.Steady.Lag.P99), fmtMS(ms(bound)))
+	case r.Duplicates > 0:
+		return false, fmt.Sprintf("%d duplicates", r.Duplicates)
+	}
+	return true, ""
+}
+
 // findCapacity doubles K from c.start until a trial misses a fire, passes
 // the lag bound or duplicates one (or K reaches c.max), then bisects
 // between the last K held and the first that failed.
@@ -82,16 +100,7 @@ func findCapacity(ctx context.Context, o benchOpts, c capacityOpts) (*capacityRe
 		for _, n := range r.PerNode {
 			ct.CPUSeconds = max(ct.CPUSeconds, n.CPUSeconds)
 		}
-		switch {
-		case r.Steady.Missed > 0:
-			ct.Why = fmt.Sprintf("%d missed", r.Steady.Missed)
-		case r.Steady.Lag.P99 > ms(bound):
-			ct.Why = fmt.Sprintf("p99 lag %s > %s", fmtMS(r.Steady.Lag.P99), fmtMS(ms(bound)))
-		case r.Duplicates > 0:
-			ct.Why = fmt.Sprintf("%d duplicates", r.Duplicates)
-		default:
-			ct.Held = true
-		}
+		ct.Held, ct.Why = judgeTrial(r, bound)
 		res.Trials = append(res.Trials, ct)
 		if !o.quiet {
 			fmt.Fprintf(os.Stderr, "capacity: K=%d held=%v p99=%s missed=%d db_cpu_us/fire=%s wal_bytes/fire=%s stmt_us/fire=%s %s\n",
