@@ -29,6 +29,9 @@ func (n *node) outcome(c *claim, execID int64, status repository.ExecStatus, run
 		// Claimed while paused (a triggered run): the finish parks the row,
 		// so there is no next fire to keep, nor one to queue before the
 		// write (a successor would start if the write were slow).
+	case n.crowded.Load():
+		// Every claim taken while a due task waits (crowded.go): released,
+		// the task is claimed again in due order, after the overdue ones.
 	case !n.stillMine(c.task):
 		// The strategy gives the task to a peer now (the live set changed):
 		// the finish itself hands it over, with a wake-up, so the new owner

@@ -14,10 +14,14 @@ func (n *node) load(ctx context.Context) error {
 	if n.stopping.Load() || n.suspect() {
 		return nil
 	}
-	room := n.cfg.MaxClaims - n.claims.len()
-	if room <= 0 || len(n.roots) == 0 {
+	if len(n.roots) == 0 {
 		return nil
 	}
+	room := n.cfg.MaxClaims - n.claims.len()
+	if room <= 0 {
+		return n.checkCrowded(ctx)
+	}
+	n.crowded.Store(false)
 	if !n.picker.isLive() {
 		// No heartbeat view yet (or it is stale): read it now.
 		if err := n.refreshLive(ctx); err != nil {

@@ -37,14 +37,16 @@ type node struct {
 	counts recentCounter // executions finished in the last 10 complete seconds, for strategies that read counts
 	beats  atomic.Int64
 
-	recoverPasses  int // owned by the recover loop
-	reconcileTicks int // owned by the reconcile loop
+	recoverPasses  int       // owned by the recover loop
+	reconcileTicks int       // owned by the reconcile loop
+	crowdedWarned  time.Time // owned by the loader loop
 
 	lastBeat     atomic.Int64    // unix nanos (local) when the last good heartbeat was sent
 	silentBy     atomic.Int64    // mono nanos from which the node is suspect unless it beats again; 0 before the first beat
 	seenSince    atomic.Int64    // unix nanos (local) since when heartbeats succeed without a gap; 0 after a failure
 	stopping     atomic.Bool     // shutdown began: claim nothing more, keep nothing
 	idle         atomic.Bool     // the last loader pass found nothing due
+	crowded      atomic.Bool     // every claim taken while a due task waits too long: keep none (crowded.go)
 	dirty        atomic.Bool     // a claim-related write failed: reconcile soon
 	bg           context.Context // lives until the final clean-up; for store writes
 	wake         chan struct{}   // pokes the loader
