@@ -1,6 +1,7 @@
 package easyjob
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -35,6 +36,35 @@ func testCrowdedRotates(t *testing.T, store repository.Store, group string) {
 	waitFor(t, 15*time.Second, "every task run twice with room for two claims", func() bool {
 		for _, name := range names {
 			if l.count(name) < 2 {
+				return false
+			}
+		}
+		return true
+	})
+	if d := l.duplicates(); len(d) > 0 {
+		t.Fatalf("fires run twice: %v", d)
+	}
+}
+
+// Three full nodes sharing more every-second tasks than all their claims:
+// each is crowded, each rotates its claims, and every task still runs,
+// never twice for one fire (the releases and claims stay fenced).
+func TestCrowdedClusterRunsEveryTaskOnce(t *testing.T) {
+	var l ledger
+	store := memory.New()
+	cfg := fastConfig(store, "crowded-cluster")
+	cfg.Strategy = "id_hash"
+	cfg.Workers, cfg.MaxClaims = 1, 2
+	cfg.StealAfter = 400 * time.Millisecond
+	const tasks = 9 // room for 6 in all
+	var nodes []*testNode
+	for range 3 {
+		nodes = append(nodes, start(t, cfg, everySecond(t, &l, tasks)))
+	}
+	waitAllLive(t, nodes)
+	waitFor(t, 20*time.Second, "every task run twice with room for two thirds of them", func() bool {
+		for i := range tasks {
+			if l.count(fmt.Sprintf("t%04d", i)) < 2 {
 				return false
 			}
 		}
