@@ -55,6 +55,7 @@ type steadyReport struct {
 	WindowTo   time.Time `json:"window_to"`
 	Expected   int       `json:"expected_fires"`
 	Missed     int       `json:"missed_fires"`
+	Rate       float64   `json:"fires_per_sec"` // fires scheduled in the window, per second of it
 	Lag        latency   `json:"start_lag"`
 	missedList []missing
 }
@@ -83,5 +84,8 @@ func analyzeSteady(fires []fire, tasks []string, expected []time.Time, from, to 
 		}
 	}
 	r.Lag = summarize(lags)
+	if w := to.Sub(from).Seconds(); w > 0 {
+		r.Rate = float64(len(lags)) / w
+	}
 	return r
 }

@@ -20,6 +20,9 @@ func TestAnalyzeSteady(t *testing.T) {
 	if r.Expected != 10 || r.Missed != 1 || r.missedList[0].Task != "b" {
 		t.Fatalf("%+v", r)
 	}
+	if r.Rate != 10.0/4 { // 10 fires scheduled in a 4 s window (one of them twice), not the run's total
+		t.Fatalf("steady rate %v, want 2.5 fires/s", r.Rate)
+	}
 	d := duplicates(fires)
 	if len(d) != 1 || d[0].Task != "a" || len(d[0].Runs) != 2 || d[0].Runs[0].Start > d[0].Runs[1].Start {
 		t.Fatalf("%+v", d)

@@ -15,7 +15,7 @@ func (t *trialResult) print(w io.Writer) {
 	fmt.Fprintf(w, "easyjob bench: %d nodes (%s), %d tasks on %q, strategy %s, %.0fs%s\n\n",
 		t.Nodes, t.Mode, t.Tasks, t.Cron, t.Strategy, t.DurationSeconds, gmp)
 	var tb table
-	tb.add("fires", fmt.Sprintf("%d  (%.1f/s)", t.Fires, t.FiresPerSec))
+	tb.add("fires", fmt.Sprintf("%d  (%.1f/s over the run, %.1f/s in the steady window)", t.Fires, t.FiresPerSec, t.Steady.Rate))
 	tb.add("start lag", t.Steady.Lag.String()+"  [fires scheduled in the steady window]")
 	tb.add("duplicates", fmt.Sprintf("%d  (same task and scheduled time run twice)", t.Duplicates))
 	tb.add("missed", fmt.Sprintf("%d of %d expected  (steady window %s..%s UTC)", t.Steady.Missed, t.Steady.Expected,
