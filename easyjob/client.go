@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/easyjob-go/easyjob/easyjob/internal/schedule"
 	"github.com/easyjob-go/easyjob/repository"
 )
 
@@ -18,7 +19,7 @@ import (
 // None of the operations disturbs a fire that is running: they set a flag
 // or change the schedule, and the fire's finish applies it.
 type Client struct {
-	store   repository.Store
+	store   repository.Control
 	group   string
 	live    time.Duration
 	dead    time.Duration
@@ -50,6 +51,15 @@ func (c *Client) Close() error {
 	}
 	return nil
 }
+
+// Control is the client's store as the operator's tools read it: the
+// dashboard builds its views over it. Reads of other groups are the
+// caller's business; Group names the client's.
+func (c *Client) Control() repository.Control { return c.store }
+
+// LiveAfter is how recent a heartbeat keeps a node live in the client's
+// judgement (Config.LiveAfter).
+func (c *Client) LiveAfter() time.Duration { return c.live }
 
 // Group returns the group the client acts on.
 func (c *Client) Group() string { return c.group }
@@ -183,18 +193,18 @@ func (c *Client) Reschedule(ctx context.Context, name, cron string) (TaskInfo, e
 	if err != nil {
 		return TaskInfo{}, c.wrap("reschedule", name, err)
 	}
-	sched, err := parseSchedule(cron, t.Options.Timezone)
+	sched, err := schedule.Parse(cron, t.Options.Timezone)
 	if err != nil {
 		return TaskInfo{}, fmt.Errorf("easyjob: reschedule %q: %w", name, err)
 	}
-	if sched.empty() && t.ParentID == 0 {
+	if sched.Empty() && t.ParentID == 0 {
 		return TaskInfo{}, fmt.Errorf("%w: reschedule %q: a root task needs a cron expression", ErrInvalidCron, name)
 	}
 	now, err := c.store.Now(ctx)
 	if err != nil {
 		return TaskInfo{}, c.wrap("reschedule", name, err)
 	}
-	next, ok := sched.next(now)
+	next, ok := sched.Next(now)
 	if !ok {
 		next = now // an empty cron (a child): due with its parent's next success
 	}
@@ -242,7 +252,7 @@ func (c *Client) History(ctx context.Context, name string, f HistoryFilter) ([]E
 	if err != nil {
 		return nil, c.wrap("history of", name, err)
 	}
-	out := execInfos(xs) // client_views.go
+	out := ExecutionInfos(xs) // client_views.go
 	for i := range out {
 		if out[i].Task == "" {
 			out[i].Task = name
@@ -272,7 +282,7 @@ func (c *Client) Nodes(ctx context.Context) ([]NodeInfo, error) {
 			inFlight[t.NodeID]++
 		}
 	}
-	return c.nodeInfos(ns, now, inFlight), nil // client_views.go
+	return c.NodeInfos(ns, now, inFlight), nil
 }
 
 // PruneHistory deletes finished runs of the group's tasks that started
@@ -312,7 +322,7 @@ func (c *Client) wrap(op, name string, err error) error {
 // info converts a row, looking up the parent's name for a child.
 func (c *Client) info(ctx context.Context, t repository.Task) (TaskInfo, error) {
 	if t.ParentID == 0 {
-		return taskInfo(t, ""), nil
+		return TaskInfoOf(t, ""), nil
 	}
 	ts, err := c.store.Tasks(ctx, c.group)
 	if err != nil {
@@ -320,13 +330,15 @@ func (c *Client) info(ctx context.Context, t repository.Task) (TaskInfo, error) 
 	}
 	for _, p := range ts {
 		if p.ID == t.ParentID {
-			return taskInfo(t, p.Name), nil
+			return TaskInfoOf(t, p.Name), nil
 		}
 	}
-	return taskInfo(t, ""), nil
+	return TaskInfoOf(t, ""), nil
 }
 
-func taskInfo(t repository.Task, parent string) TaskInfo {
+// TaskInfoOf converts a task row read from the store (Client.Control),
+// parent being its parent's name ("" for a root).
+func TaskInfoOf(t repository.Task, parent string) TaskInfo {
 	return TaskInfo{
 		ID: int64(t.ID), Name: t.Name, Cron: t.Cron, Parent: parent, Status: t.Status,
 		Paused: t.Paused, TriggerRequested: t.TriggerRequested, NodeID: int64(t.NodeID),
@@ -335,4 +347,26 @@ func taskInfo(t repository.Task, parent string) TaskInfo {
 		LastFinishedAt: t.LastFinishedAt, UpdatedAt: t.UpdatedAt,
 		CodeCron: t.CodeCron, Overridden: t.Overridden(), OverriddenAt: t.OverriddenAt,
 	}
+}
+
+// NodeInfos judges node rows read from the store (Client.Control) by
+// now and the client's LiveAfter and DeadAfter, numbering the live ones;
+// inFlight counts the claims each holds.
+func (c *Client) NodeInfos(ns []repository.Node, now time.Time, inFlight map[repository.NodeID]int) []NodeInfo {
+	out := make([]NodeInfo, len(ns))
+	row := 0
+	for i, n := range ns { // sorted by id, so row numbers follow
+		age := max(now.Sub(n.HeartbeatAt), 0)
+		ni := NodeInfo{
+			ID: int64(n.ID), Name: n.Name, Weight: n.Weight, Counts: n.Counts,
+			Live: age <= c.live && !n.Leaving, Leaving: n.Leaving, Dead: age > c.dead, HeartbeatAge: age,
+			StartedAt: n.StartedAt, HeartbeatAt: n.HeartbeatAt, InFlight: inFlight[n.ID],
+		}
+		if ni.Live {
+			row++
+			ni.RowNumber = row
+		}
+		out[i] = ni
+	}
+	return out
 }

@@ -140,7 +140,7 @@ func TestClientTriggerPaused(t *testing.T) {
 	// A fire queued at Pause still runs; its finish parks the task and the
 	// node forgets the claim: then no fire of before the pause is left.
 	waitFor(t, 5*time.Second, "the task parked paused and its claim dropped", func() bool {
-		return mustTask(t, c, "job").Status == repository.TaskPaused && tn.n.claims.len() == 0
+		return mustTask(t, c, "job").Status == repository.TaskPaused && tn.n.Held() == 0
 	})
 	before := l.count("job")
 	ti, err := c.Trigger(ctx, "job")
@@ -195,7 +195,7 @@ func TestClientTriggerWhileRunning(t *testing.T) {
 	// request left, and the node without a claim: nothing more can run.
 	waitFor(t, 5*time.Second, "the extra run finished and the claim dropped", func() bool {
 		ti := mustTask(t, c, "job")
-		return ti.Status == repository.TaskPending && !ti.TriggerRequested && tn.n.claims.len() == 0
+		return ti.Status == repository.TaskPending && !ti.TriggerRequested && tn.n.Held() == 0
 	})
 	if k := b.runs.Load(); k != 2 {
 		t.Fatalf("%d runs, want 2: the running one and exactly one extra", k)
@@ -290,7 +290,7 @@ func TestClientRescheduleWhileQueued(t *testing.T) {
 	// The fire queued before the reschedule may still run; its finish
 	// leaves the row pending on the yearly fire and drops the claim.
 	waitFor(t, 5*time.Second, "the queued fire finished and the claim dropped", func() bool {
-		return mustTask(t, c, "job").Status == repository.TaskPending && tn.n.claims.len() == 0
+		return mustTask(t, c, "job").Status == repository.TaskPending && tn.n.Held() == 0
 	})
 	if k := l.count("job"); k > k0+1 {
 		t.Fatalf("%d runs after rescheduling to yearly, want at most the 1 already queued", k-k0)
@@ -461,7 +461,7 @@ func TestClientHousekeeping(t *testing.T) {
 	tn := start(t, cfg, func(s *Scheduler) { _ = s.Register("job", yearly, l.job(nil)) })
 	writeTask(t, store, group, "other", yearly)
 	writeRuns(t, store, group, "other", 4, nil)
-	if err := tn.n.housekeep(context.Background()); err != nil {
+	if err := tn.n.Housekeep(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	xs, err := store.History(context.Background(), group, "other", repository.HistoryFilter{})

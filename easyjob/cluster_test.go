@@ -142,17 +142,17 @@ func assertSplit(t *testing.T, l *ledger, nodes []*testNode, want []int) {
 	time.Sleep(time.Until(settle.Add(6 * time.Second))) // the soak: the split is asserted over its seconds
 	counts := perNodeSecond(l, settle, settle.Add(4*time.Second))
 	for _, n := range nodes {
-		st := &n.n.stats
-		t.Logf("node %d: claimed %d conflicts %d fired %d fenced %d released %d held %d queue %d", n.n.id(),
-			st.claimed.Load(), st.conflicts.Load(), st.fired.Load(), st.fenced.Load(), st.released.Load(), n.n.claims.len(), n.n.queue.len())
+		st := n.n.Stats()
+		t.Logf("node %d: claimed %d conflicts %d fired %d fenced %d released %d held %d queue %d", n.n.ID(),
+			st.Claimed, st.Conflicts, st.Fired, st.Fenced, st.Released, n.n.Held(), n.n.Queued())
 	}
 	if len(counts) != 5 {
 		t.Fatalf("fires in %d of 5 seconds: %v", len(counts), counts)
 	}
 	for sec, m := range counts {
 		for i, n := range nodes {
-			if got := m[int64(n.n.id())]; got != want[i] {
-				t.Fatalf("second %s: node %d (#%d) ran %d, want %d (all: %v)", sec.Format(time.TimeOnly), n.n.id(), i+1, got, want[i], m)
+			if got := m[int64(n.n.ID())]; got != want[i] {
+				t.Fatalf("second %s: node %d (#%d) ran %d, want %d (all: %v)", sec.Format(time.TimeOnly), n.n.ID(), i+1, got, want[i], m)
 			}
 		}
 	}
@@ -187,20 +187,20 @@ func TestDistributionLeastCount(t *testing.T) {
 	}
 	lo, hi := int(^uint(0)>>1), 0
 	for _, n := range nodes {
-		secs := perSec[int64(n.n.id())]
+		secs := perSec[int64(n.n.ID())]
 		total, least, most := 0, int(^uint(0)>>1), 0
 		for s := from; s.Before(to); s = s.Add(time.Second) {
 			k := secs[s.Unix()]
 			total += k
 			least, most = min(least, k), max(most, k)
 		}
-		t.Logf("node %d: %d fires in %v, %d..%d a second", n.n.id(), total, to.Sub(from), least, most)
+		t.Logf("node %d: %d fires in %v, %d..%d a second", n.n.ID(), total, to.Sub(from), least, most)
 		// Usually constant once settled (e.g. 100..100); on a loaded machine
 		// the counts' lag can still swing it by tens a second. What must not
 		// come back is the old collapse: a node firing nothing one second
 		// and most of the group's tasks the next.
 		if least == 0 || most > 200 {
-			t.Errorf("node %d fired %d..%d tasks a second: the split collapses", n.n.id(), least, most)
+			t.Errorf("node %d fired %d..%d tasks a second: the split collapses", n.n.ID(), least, most)
 		}
 		lo, hi = min(lo, total), max(hi, total)
 	}

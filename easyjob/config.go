@@ -12,6 +12,8 @@ import (
 	"github.com/rs/zerolog"
 	"github.com/uptrace/bun"
 
+	"github.com/easyjob-go/easyjob/easyjob/internal/node"
+	"github.com/easyjob-go/easyjob/easyjob/observe"
 	"github.com/easyjob-go/easyjob/repository"
 )
 
@@ -80,7 +82,7 @@ type Config struct {
 	// Observer receives the runtime's events for metrics and traces
 	// (easyjob/metrics/prom, easyjob/metrics/otel; Observers combines
 	// several). Default: none.
-	Observer Observer
+	Observer observe.Observer
 
 	// HistoryMaxAge: finished runs older than this are deleted (once a
 	// minute, by one node of the group). Default 0: kept forever.
@@ -95,8 +97,22 @@ type Config struct {
 	// Default 0: stale tasks are kept until an operator removes them.
 	StaleTaskExpiry time.Duration
 
-	hooks      *testHooks
-	slogBridge bool // Logger was made from Slog by withDefaults
+	hooks      *node.Hooks // nil but in this package's tests
+	slogBridge bool        // Logger was made from Slog by withDefaults
+}
+
+// runtime is the node's configuration: c after withDefaults.
+func (c Config) runtime() node.Config {
+	return node.Config{
+		Group: c.Group, NodeName: c.NodeName, Strategy: c.Strategy, Weight: c.Weight,
+		HeartbeatInterval: c.HeartbeatInterval, LiveAfter: c.LiveAfter, DeadAfter: c.DeadAfter,
+		RecoverInterval: c.RecoverInterval, PollInterval: c.PollInterval,
+		FetchWindow: c.FetchWindow, StealAfter: c.StealAfter,
+		Workers: c.Workers, MaxClaims: c.MaxClaims,
+		StartDeadline: c.StartDeadline, ShutdownGrace: c.ShutdownGrace, NodeExpiry: c.NodeExpiry,
+		HistoryMaxAge: c.HistoryMaxAge, HistoryMaxRows: c.HistoryMaxRows, StaleTaskExpiry: c.StaleTaskExpiry,
+		Logger: *c.Logger, Observer: c.Observer, Hooks: c.hooks,
+	}
 }
 
 func (c Config) withDefaults() Config {

@@ -47,7 +47,7 @@ func TestConnectionsCut(t *testing.T) {
 	for _, n := range nodes {
 		select {
 		case err := <-n.done:
-			t.Fatalf("node %d exited: %v", n.n.id(), err)
+			t.Fatalf("node %d exited: %v", n.n.ID(), err)
 		default:
 		}
 	}
@@ -61,6 +61,6 @@ func TestConnectionsCut(t *testing.T) {
 // fire is after since.
 func finishedAfter(t *testing.T, n *testNode, since time.Time) {
 	t.Helper()
-	n.hooks.fireFinished.wait(t, 10*time.Second, fmt.Sprintf("a fire finished on node %d", n.n.id()),
+	waitSignal(t, &n.hooks.FireFinished, 10*time.Second, fmt.Sprintf("a fire finished on node %d", n.n.ID()),
 		func(res repository.FinishResult) bool { return res.Err == nil && res.Task.NextStartTime.After(since) })
 }

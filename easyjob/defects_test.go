@@ -45,15 +45,15 @@ func TestDefectRecoverAfterQuietScansAndDeletedRow(t *testing.T) {
 	a := start(t, cfg, reg)
 	b := start(t, cfg, reg)
 	for range 5 { // several quiet recover passes
-		a.hooks.recoverScanned.wait(t, 5*time.Second, "a quiet recover pass", func(orphans int) bool { return orphans == 0 })
+		waitSignal(t, &a.hooks.RecoverScanned, 5*time.Second, "a quiet recover pass", func(orphans int) bool { return orphans == 0 })
 	}
 	var held []repository.Task
 	waitFor(t, 5*time.Second, "node b holding claims", func() bool {
-		held, _ = store.HeldBy(context.Background(), b.n.id())
+		held, _ = store.HeldBy(context.Background(), b.n.ID())
 		return len(held) > 0
 	})
 	b.crash(t)
-	if err := store.DeleteNode(context.Background(), b.n.id()); err != nil {
+	if err := store.DeleteNode(context.Background(), b.n.ID()); err != nil {
 		t.Fatal(err)
 	}
 	crashed := time.Now()
@@ -62,11 +62,11 @@ func TestDefectRecoverAfterQuietScansAndDeletedRow(t *testing.T) {
 		mine[h.Name] = true
 	}
 	waitFor(t, 3*time.Second, "the deleted node's tasks fire on the survivor", func() bool {
-		return len(firstFiresAfter(&l, mine, crashed, int64(b.n.id()))) == len(mine)
+		return len(firstFiresAfter(&l, mine, crashed, int64(b.n.ID()))) == len(mine)
 	})
 	tasks, _ := store.Tasks(context.Background(), "d2")
 	for _, task := range tasks {
-		if task.Status == repository.TaskDoing && task.NodeID == b.n.id() {
+		if task.Status == repository.TaskDoing && task.NodeID == b.n.ID() {
 			t.Errorf("task %s still held by the deleted node", task.Name)
 		}
 	}
@@ -112,7 +112,7 @@ func TestDefectFullPoolGivesBack(t *testing.T) {
 	waitFor(t, 5*time.Second, "a, b and c fired on the peer", func() bool {
 		on := map[string]bool{}
 		for _, f := range l.snapshot() {
-			if f.node == int64(peer.n.id()) {
+			if f.node == int64(peer.n.ID()) {
 				on[f.task] = true
 			}
 		}
@@ -132,7 +132,7 @@ func TestDefectRunsWithoutRecovery(t *testing.T) {
 	n := start(t, cfg, func(s *Scheduler) { mustRegister(t, s, "x", "* * * * * *", l.job(nil)) })
 	waitFor(t, 3*time.Second, "fires without recovery", func() bool { return l.count("x") >= 2 })
 	live, _ := store.LiveNodes(context.Background(), "d5", 2*cfg.HeartbeatInterval)
-	if !strategy.IsLive(live, n.n.id()) {
+	if !strategy.IsLive(live, n.n.ID()) {
 		t.Fatal("node not live: heartbeats depend on recovery")
 	}
 }
@@ -148,7 +148,7 @@ func TestDefectIdleNodeDoesNotSpin(t *testing.T) {
 	// Start-up is over once the first heartbeat is written and the
 	// loader's first pass found nothing due.
 	n.beatAfter(t, time.Time{}, 5*time.Second)
-	waitFor(t, 5*time.Second, "the loader idle", n.n.idle.Load)
+	waitFor(t, 5*time.Second, "the loader idle", n.n.Idle)
 	before := store.Calls()
 	time.Sleep(4 * time.Second) // a window, not a wait: the calls made over it are counted
 	perSecond := float64(store.Calls()-before) / 4

@@ -14,4 +14,10 @@
 // Scaling out is starting more replicas. A job receives a context carrying
 // its execution's metadata (see InfoFromContext) and is cancelled when its
 // timeout expires, its node shuts down or its node loses the claim.
+//
+// This package is the public API only. The runtime of a node lives in
+// easyjob/internal (node: the loops; claim: a claim's state machine;
+// dispatch: the delay queue and worker pool; schedule: fire times), the
+// store contracts in repository (Runtime for nodes, Control for Client),
+// and what a node reports to metrics and traces in easyjob/observe.
 package easyjob

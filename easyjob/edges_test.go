@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/easyjob-go/easyjob/easyjob/internal/node"
 	"github.com/easyjob-go/easyjob/repository"
 	"github.com/easyjob-go/easyjob/repository/memory"
 )
@@ -69,7 +70,7 @@ func TestOutageNoDoubleFire(t *testing.T) {
 	if d := l.duplicates(); len(d) > 0 {
 		t.Fatalf("%d fires ran twice after the outage, e.g. %v", len(d), d[:min(5, len(d))])
 	}
-	assertEachSecondOnce(t, &l, names(30), back.Add(abandonAfter), time.Now().Add(-time.Second))
+	assertEachSecondOnce(t, &l, names(30), back.Add(node.AbandonAfter), time.Now().Add(-time.Second))
 }
 
 // TestTimeoutIgnoringContext: a job that ignores its context, overruns
@@ -105,7 +106,7 @@ func TestTimeoutIgnoringContext(t *testing.T) {
 }
 
 // TestShutdownBoundedByGrace: a job that ignores cancellation does not
-// hold Run past ShutdownGrace + abandonAfter; a peer recovers its task and
+// hold Run past ShutdownGrace + node.AbandonAfter; a peer recovers its task and
 // the interrupted execution is recorded abandoned.
 func TestShutdownBoundedByGrace(t *testing.T) {
 	store := memory.New()
@@ -131,7 +132,7 @@ func TestShutdownBoundedByGrace(t *testing.T) {
 	first := l.snapshot()[0]
 	victim := a
 	b := start(t, cfg, reg)
-	if first.node == int64(b.n.id()) {
+	if first.node == int64(b.n.ID()) {
 		t.Fatal("the blocking run started on the second node")
 	}
 	c, err := NewClient(context.Background(), Config{Store: store, Group: group})
@@ -149,7 +150,7 @@ func TestShutdownBoundedByGrace(t *testing.T) {
 		if err != nil {
 			t.Fatalf("Run: %v", err)
 		}
-	case <-time.After(cfg.ShutdownGrace + abandonAfter + 5*time.Second):
+	case <-time.After(cfg.ShutdownGrace + node.AbandonAfter + 5*time.Second):
 		t.Fatal("Run did not return after the grace period: a job ignoring its context holds it")
 	}
 	waitFor(t, 10*time.Second, "the interrupted execution marked abandoned", func() bool {
@@ -158,7 +159,7 @@ func TestShutdownBoundedByGrace(t *testing.T) {
 	})
 	waitFor(t, 10*time.Second, "the peer firing the task", func() bool {
 		for _, f := range l.snapshot() {
-			if f.node == int64(b.n.id()) {
+			if f.node == int64(b.n.ID()) {
 				return true
 			}
 		}
@@ -219,7 +220,7 @@ func TestChainResumesAfterFailover(t *testing.T) {
 	a, b := start(t, cfg, reg), start(t, cfg, reg)
 	<-running
 	victim := a
-	if nodeOf(&l, "s2") == int64(b.n.id()) {
+	if nodeOf(&l, "s2") == int64(b.n.ID()) {
 		victim = b
 	}
 	var interrupted time.Time

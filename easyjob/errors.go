@@ -3,14 +3,17 @@ package easyjob
 import (
 	"errors"
 
+	"github.com/easyjob-go/easyjob/easyjob/internal/schedule"
 	"github.com/easyjob-go/easyjob/repository"
 )
 
 // Sentinel errors. Every error easyjob returns wraps one of these (or a
 // store error) and names the task or setting at fault.
 var (
-	ErrInvalidName    = errors.New("easyjob: invalid task name")
-	ErrInvalidCron    = errors.New("easyjob: invalid cron expression")
+	ErrInvalidName = errors.New("easyjob: invalid task name")
+	// ErrInvalidCron: a cron expression or time zone that does not parse, or
+	// a cron that never fires.
+	ErrInvalidCron    = schedule.ErrInvalidCron
 	ErrNilFunc        = errors.New("easyjob: nil job function")
 	ErrDuplicateTask  = errors.New("easyjob: duplicate task name")
 	ErrUnknownParent  = errors.New("easyjob: unknown parent task")
@@ -19,6 +22,13 @@ var (
 	ErrInvalidConfig  = errors.New("easyjob: invalid config")
 	ErrAlreadyRunning = errors.New("easyjob: scheduler already running")
 	ErrNoTasks        = errors.New("easyjob: no tasks registered")
+
+	// ErrTaskInUse is returned by Client.Remove for a task that a live
+	// node registers, or whose fire a node has claimed: removing it would
+	// only last until that node registers it again (and the node would
+	// never fire it meanwhile). Remove it once no node runs that code, or
+	// force it.
+	ErrTaskInUse = errors.New("easyjob: task in use")
 
 	// ErrTaskNotFound is returned by the control operations for an unknown name.
 	ErrTaskNotFound = repository.ErrTaskNotFound

@@ -74,14 +74,14 @@ func TestCrashFailover(t *testing.T) {
 	victimID := nodeOf(&l, "blocker")
 	var victim *testNode
 	for _, n := range nodes {
-		if int64(n.n.id()) == victimID {
+		if int64(n.n.ID()) == victimID {
 			victim = n
 		}
 	}
 	// The victim holds claims for its next fires: it finished a later fire
 	// than the blocker's of a task of its own and kept the claim.
 	runningAt := time.Now()
-	victim.hooks.fireFinished.wait(t, 10*time.Second, "a claim kept by the victim for a next fire", func(res repository.FinishResult) bool {
+	waitSignal(t, &victim.hooks.FireFinished, 10*time.Second, "a claim kept by the victim for a next fire", func(res repository.FinishResult) bool {
 		return res.Err == nil && res.Task.Name != "blocker" && res.Task.NextStartTime.After(runningAt.Add(time.Second)) &&
 			res.Task.Status == repository.TaskDoing && int64(res.Task.NodeID) == victimID
 	})
@@ -89,7 +89,7 @@ func TestCrashFailover(t *testing.T) {
 	// next fire (its last fire finished), so the crash interrupts only the
 	// blocker's fire and no other may run twice.
 	waitFor(t, 5*time.Second, "the victim between fires", func() bool {
-		return victim.n.claims.len() == victim.n.queue.len()+1
+		return victim.n.Held() == victim.n.Queued()+1
 	})
 	mine := map[string]bool{}
 	for _, f := range l.snapshot() {
@@ -154,14 +154,14 @@ func TestSilentNodeIsFenced(t *testing.T) {
 	var silent atomic.Int64
 	for range 3 {
 		tn := start(t, Config{Store: store, Group: group, Strategy: "id_hash"}, reg)
-		id := int64(tn.n.id())
+		id := int64(tn.n.ID())
 		hold := func(context.Context) error {
 			if silent.Load() == id {
 				return errors.New("test: heartbeat held back")
 			}
 			return nil
 		}
-		tn.hooks.beforeHeartbeat.Store(&hold)
+		tn.hooks.BeforeHeartbeat.Store(&hold)
 		nodes = append(nodes, tn)
 	}
 	<-running
@@ -237,10 +237,10 @@ func TestGracefulStop(t *testing.T) {
 				settled[f.task] = true
 			}
 		}
-		return len(settled) == 30 && stopped.n.queue.len() > 0
+		return len(settled) == 30 && stopped.n.Queued() > 0
 	})
 	began := time.Now()
-	id := stopped.n.id()
+	id := stopped.n.ID()
 	stopped.stop(t)
 	// A window, not a wait: every second of it must fire each task once, on time.
 	time.Sleep(4 * time.Second)

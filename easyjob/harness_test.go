@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/easyjob-go/easyjob/easyjob/internal/node"
 	"github.com/easyjob-go/easyjob/repository"
 )
 
@@ -83,11 +84,11 @@ func (l *ledger) duplicates() []string {
 // testNode is one Scheduler running in the test process.
 type testNode struct {
 	s      *Scheduler
-	hooks  *testHooks
+	hooks  *node.Hooks
 	cancel context.CancelFunc
 	done   chan error
-	node   chan *node
-	n      *node
+	node   chan *node.Node
+	n      *node.Node
 }
 
 // fastConfig shrinks every interval so tests run in seconds.
@@ -106,12 +107,12 @@ func fastConfig(store repository.Store, group string) Config {
 // at the end of the test.
 func start(t *testing.T, cfg Config, reg func(s *Scheduler)) *testNode {
 	t.Helper()
-	tn := &testNode{hooks: &testHooks{}, done: make(chan error, 1), node: make(chan *node, 1)}
-	tn.hooks.heartbeatWritten.arm()
-	tn.hooks.fireFinished.arm()
-	tn.hooks.recoverScanned.arm()
+	tn := &testNode{hooks: &node.Hooks{}, done: make(chan error, 1), node: make(chan *node.Node, 1)}
+	tn.hooks.HeartbeatWritten.Arm()
+	tn.hooks.FireFinished.Arm()
+	tn.hooks.RecoverScanned.Arm()
 	cfg.hooks = tn.hooks
-	tn.hooks.onNode = func(n *node) { tn.node <- n }
+	tn.hooks.OnNode = func(n *node.Node) { tn.node <- n }
 	s, err := New(cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -151,7 +152,7 @@ func (tn *testNode) stop(t *testing.T) {
 // crash stops every loop of the node without any clean-up: no release,
 // no finish of queued claims, the node row stays.
 func (tn *testNode) crash(t *testing.T) {
-	tn.hooks.crashed.Store(true)
+	tn.hooks.Crashed.Store(true)
 	tn.stop(t)
 }
 
@@ -160,7 +161,7 @@ func waitAllLive(t *testing.T, nodes []*testNode) {
 	t.Helper()
 	waitFor(t, 10*time.Second, "all nodes live everywhere", func() bool {
 		for _, n := range nodes {
-			if len(n.n.picker.liveView()) != len(nodes) {
+			if len(n.n.LiveView()) != len(nodes) {
 				return false
 			}
 		}
@@ -168,20 +169,16 @@ func waitAllLive(t *testing.T, nodes []*testNode) {
 	})
 }
 
-// arm makes the runtime's sends reach the test. Call it before the node
-// runs (the harness's start does, for every signal).
-func (s *signal[T]) arm() { s.ch = make(chan T, 64) }
-
-// wait returns the first value sent for which ok holds (values that do
-// not hold are discarded), failing t after within. The buffer keeps the
-// newest values only, so ok should pick the event wanted by its content
-// (e.g. a time after the cause), not count on seeing every send.
-func (s *signal[T]) wait(t *testing.T, within time.Duration, what string, ok func(T) bool) T {
+// waitSignal returns the first value s sends for which ok holds (values
+// that do not hold are discarded), failing t after within. The buffer
+// keeps the newest values only, so ok should pick the event wanted by its
+// content (e.g. a time after the cause), not count on seeing every send.
+func waitSignal[T any](t *testing.T, s *node.Signal[T], within time.Duration, what string, ok func(T) bool) T {
 	t.Helper()
 	timeout := time.After(within)
 	for {
 		select {
-		case v := <-s.ch:
+		case v := <-s.C():
 			if ok(v) {
 				return v
 			}
@@ -194,7 +191,7 @@ func (s *signal[T]) wait(t *testing.T, within time.Duration, what string, ok fun
 // beatAfter waits until the node has written a heartbeat sent after since.
 func (tn *testNode) beatAfter(t *testing.T, since time.Time, within time.Duration) {
 	t.Helper()
-	tn.hooks.heartbeatWritten.wait(t, within, fmt.Sprintf("a heartbeat of node %d after %s", tn.n.id(), since.Format(time.TimeOnly)),
+	waitSignal(t, &tn.hooks.HeartbeatWritten, within, fmt.Sprintf("a heartbeat of node %d after %s", tn.n.ID(), since.Format(time.TimeOnly)),
 		func(sent time.Time) bool { return sent.After(since) })
 }
 

@@ -1,30 +1,33 @@
 package easyjob
 
 import (
-	"context"
 	"encoding/json"
 	"net/http"
 	"strings"
 	"sync/atomic"
 	"time"
 
-	"github.com/easyjob-go/easyjob/repository"
+	"github.com/easyjob-go/easyjob/easyjob/internal/node"
+	"github.com/easyjob-go/easyjob/repository/instrument"
 )
 
-// States of a Scheduler, as Health reports them.
+// State is where a Scheduler is in its life, as Health reports it.
+type State string
+
+// States of a Scheduler.
 const (
-	StateNew      = "new"      // Run not called yet
-	StateStarting = "starting" // Run opens and migrates the store, registers the node
-	StateRunning  = "running"  // the node is registered and runs its loops
-	StateStopping = "stopping" // Run's context is done: the node shuts down
-	StateStopped  = "stopped"  // Run returned
+	StateNew      State = "new"      // Run not called yet
+	StateStarting State = "starting" // Run opens and migrates the store, registers the node
+	StateRunning  State = "running"  // the node is registered and runs its loops
+	StateStopping State = "stopping" // Run's context is done: the node shuts down
+	StateStopped  State = "stopped"  // Run returned
 )
 
 // Health is a snapshot of a Scheduler's state for probes and dashboards.
 type Health struct {
 	// State is one of StateNew, StateStarting, StateRunning, StateStopping,
 	// StateStopped.
-	State string `json:"state"`
+	State State `json:"state"`
 	// Live: Run runs and its heartbeat loop is not wedged: a heartbeat
 	// began or ended within WedgedAfter (one that fails, because the
 	// database is away, still counts: a replica is not restarted for an
@@ -53,51 +56,29 @@ type Health struct {
 // runState is what Run tells Health; Health reads it with atomics only.
 type runState struct {
 	ended     atomic.Bool
-	node      atomic.Pointer[node]
+	node      atomic.Pointer[node.Node]
 	nodeID    atomic.Int64 // from the store's answers, not the node's fields
 	beatBegan atomic.Int64 // unix nanos (local) when the last Heartbeat call began
 	beatEnded atomic.Int64 // and ended, whatever its outcome
 }
 
-// wrapStore puts the observer's timing (when Config.Observer is set) and
-// the health tracking in front of the store Run opened.
-func (s *Scheduler) wrapStore(store repository.Store) repository.Store {
-	store = observeStore(store, s.cfg.Observer, s.cfg.Group)
-	t := &beatTracker{Store: store, st: &s.health}
-	if l, ok := store.(repository.Notifier); ok {
-		return storeNotifier{Store: t, Notifier: l}
+// Begin implements instrument.Hook: a heartbeat began (Health's
+// progress counts a heartbeat in flight).
+func (st *runState) Begin(op string, at time.Time) {
+	if op == "Heartbeat" {
+		st.beatBegan.Store(at.UnixNano())
 	}
-	return t
 }
 
-// beatTracker notes when heartbeats begin and end, for Health; every
-// other call goes straight to the store.
-type beatTracker struct {
-	repository.Store
-	st *runState
-}
-
-// RegisterNode implements repository.NodeStore.
-func (b *beatTracker) RegisterNode(ctx context.Context, group, name string, weight int) (repository.Node, error) {
-	n, err := b.Store.RegisterNode(ctx, group, name, weight)
-	if err == nil {
-		b.st.nodeID.Store(int64(n.ID))
+// End implements instrument.Hook: a heartbeat ended, whatever its
+// outcome, or the node registered.
+func (st *runState) End(c instrument.Call) {
+	switch {
+	case c.Op == "Heartbeat":
+		st.beatEnded.Store(time.Now().UnixNano())
+	case c.Op == "RegisterNode" && c.Err == nil:
+		st.nodeID.Store(int64(c.Node))
 	}
-	return n, err
-}
-
-// Heartbeat implements repository.NodeStore.
-func (b *beatTracker) Heartbeat(ctx context.Context, n repository.Node) (repository.Node, error) {
-	b.st.beatBegan.Store(time.Now().UnixNano())
-	defer func() { b.st.beatEnded.Store(time.Now().UnixNano()) }()
-	return b.Store.Heartbeat(ctx, n)
-}
-
-// storeNotifier is a wrapped store that keeps its inner store's
-// LISTEN/NOTIFY.
-type storeNotifier struct {
-	repository.Store
-	repository.Notifier
 }
 
 // Health reports the Scheduler's state. It is cheap (a few atomic loads)
@@ -123,20 +104,20 @@ func (s *Scheduler) Health() Health {
 	}
 	h.Migrated = true
 	now := time.Now()
-	last := n.lastBeat.Load()
-	if last == 0 {
+	lastBeat, beaten := n.LastBeat()
+	if !beaten {
 		h.State, h.Live, h.Reason = StateStarting, true, "registering the node"
 		return h
 	}
 	h.NodeID = s.health.nodeID.Load()
-	h.LastHeartbeat = time.Unix(0, last)
+	h.LastHeartbeat = lastBeat
 	h.HeartbeatAge = now.Sub(h.LastHeartbeat)
-	if n.stopping.Load() {
+	if n.Stopping() {
 		h.State, h.Live, h.Reason = StateStopping, true, "shutting down"
 		return h
 	}
 	h.State = StateRunning
-	progress := max(last, s.health.beatBegan.Load(), s.health.beatEnded.Load())
+	progress := max(lastBeat.UnixNano(), s.health.beatBegan.Load(), s.health.beatEnded.Load())
 	h.Live = now.Sub(time.Unix(0, progress)) <= h.WedgedAfter
 	h.Ready = h.HeartbeatAge <= s.cfg.LiveAfter
 	switch {

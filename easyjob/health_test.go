@@ -51,8 +51,8 @@ func TestHealthLifecycle(t *testing.T) {
 	h := tn.s.HealthHandler()
 	waitFor(t, 5*time.Second, "ready", func() bool { return tn.s.Health().Ready })
 	code, got := probe(t, h, "/readyz")
-	if code != http.StatusOK || got.State != StateRunning || !got.Migrated || !got.Live || got.NodeID != int64(tn.n.id()) || got.Reason != "" {
-		t.Fatalf("/readyz while running: %d %+v (node %d)", code, got, tn.n.id())
+	if code != http.StatusOK || got.State != StateRunning || !got.Migrated || !got.Live || got.NodeID != int64(tn.n.ID()) || got.Reason != "" {
+		t.Fatalf("/readyz while running: %d %+v (node %d)", code, got, tn.n.ID())
 	}
 	if got.HeartbeatAge > cfg.HeartbeatInterval*2 || got.LastHeartbeat.IsZero() {
 		t.Fatalf("heartbeat age %v, last %v", got.HeartbeatAge, got.LastHeartbeat)
@@ -77,7 +77,7 @@ func TestHealthLifecycle(t *testing.T) {
 		}
 		return nil
 	}
-	tn.hooks.beforeHeartbeat.Store(&hook)
+	tn.hooks.BeforeHeartbeat.Store(&hook)
 	waitFor(t, 5*time.Second, "not ready", func() bool { return !tn.s.Health().Ready })
 	wedged := tn.s.Health().WedgedAfter
 	waitFor(t, wedged+5*time.Second, "not live", func() bool { return !tn.s.Health().Live })
@@ -85,7 +85,7 @@ func TestHealthLifecycle(t *testing.T) {
 	if code != http.StatusServiceUnavailable || !strings.Contains(got.Reason, "wedged") {
 		t.Fatalf("/livez wedged: %d %+v", code, got)
 	}
-	tn.hooks.beforeHeartbeat.Store(nil)
+	tn.hooks.BeforeHeartbeat.Store(nil)
 	close(release)
 	waitFor(t, 5*time.Second, "live and ready again", func() bool { h := tn.s.Health(); return h.Live && h.Ready })
 

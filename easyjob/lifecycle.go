@@ -2,20 +2,12 @@ package easyjob
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
 	"github.com/easyjob-go/easyjob/repository"
 )
-
-// ErrTaskInUse is returned by Client.Remove for a task that a live node
-// registers, or whose fire a node has claimed: removing it would only
-// last until that node registers it again (and the node would never fire
-// it meanwhile). Remove it once no node runs that code, or force it.
-var ErrTaskInUse = errors.New("easyjob: task in use")
 
 // RemoveOptions qualify Client.Remove.
 type RemoveOptions struct {
@@ -48,7 +40,7 @@ func (c *Client) Remove(ctx context.Context, name string, o RemoveOptions) ([]Ta
 			return nil, fmt.Errorf("easyjob: remove %q: %w", name, err)
 		}
 	}
-	removed, err := c.store.RemoveTask(ctx, c.group, name, repository.RemoveOptions{KeepHistory: !o.DropHistory})
+	removed, err := c.store.RemoveTask(ctx, c.group, name, repository.Removal{KeepHistory: !o.DropHistory})
 	if err != nil {
 		return nil, c.wrap("remove", name, err)
 	}
@@ -63,7 +55,7 @@ func taskInfos(rows, all []repository.Task) []TaskInfo {
 	}
 	out := make([]TaskInfo, len(rows))
 	for i, t := range rows {
-		out[i] = taskInfo(t, names[t.ParentID])
+		out[i] = TaskInfoOf(t, names[t.ParentID])
 	}
 	return out
 }
@@ -76,15 +68,15 @@ func (c *Client) checkUnused(ctx context.Context, tasks []repository.Task) error
 			return fmt.Errorf("%w: a fire of %q is claimed by node %d (force to fence it)", ErrTaskInUse, t.Name, t.NodeID)
 		}
 	}
-	live, err := liveTaskSets(ctx, c.store, c.group, c.live)
+	live, err := repository.LiveTaskSets(ctx, c.store, c.group, c.live)
 	if err != nil {
 		return err
 	}
 	var users []string
 	for _, n := range live {
 		for _, t := range tasks {
-			if n.registers(t.Name) {
-				users = append(users, fmt.Sprintf("%d (%s)", n.node.ID, n.node.Name))
+			if n.Registers(t.Name) {
+				users = append(users, fmt.Sprintf("%d (%s)", n.Node.ID, n.Node.Name))
 				break
 			}
 		}
@@ -96,72 +88,9 @@ func (c *Client) checkUnused(ctx context.Context, tasks []repository.Task) error
 	return nil
 }
 
-// nodeTasks is a live node with the names it registered.
-type nodeTasks struct {
-	node repository.Node
-	// names registered; nil when the node published no set (or one the
-	// store does not hold): it then counts as registering every task.
-	names map[string]bool
-}
-
-func (n nodeTasks) registers(name string) bool { return n.names == nil || n.names[name] }
-
-// liveTaskSets lists the live nodes of group with their task sets.
-func liveTaskSets(ctx context.Context, store repository.Store, group string, liveAfter time.Duration) ([]nodeTasks, error) {
-	live, err := store.LiveNodes(ctx, group, liveAfter)
-	if err != nil {
-		return nil, err
-	}
-	sets := map[string]map[string]bool{}
-	out := make([]nodeTasks, len(live))
-	for i, n := range live {
-		out[i].node = n
-		if n.TaskSet == "" {
-			continue
-		}
-		set, ok := sets[n.TaskSet]
-		if !ok {
-			names, err := store.TaskSet(ctx, n.TaskSet)
-			if err != nil && !errors.Is(err, repository.ErrTaskSetNotFound) {
-				return nil, err
-			}
-			if err == nil {
-				set = make(map[string]bool, len(names))
-				for _, name := range names {
-					set[name] = true
-				}
-			}
-			sets[n.TaskSet] = set
-		}
-		out[i].names = set
-	}
-	return out, nil
-}
-
-// staleSet returns the test "no live node of the group registers this
-// name". extra names count as registered (a node's own, before its row
-// carries them).
-func staleSet(ctx context.Context, store repository.Store, group string, liveAfter time.Duration, extra []string) (func(string) bool, error) {
-	live, err := liveTaskSets(ctx, store, group, liveAfter)
-	if err != nil {
-		return nil, err
-	}
-	return func(name string) bool {
-		if slices.Contains(extra, name) {
-			return false
-		}
-		for _, n := range live {
-			if n.registers(name) {
-				return false
-			}
-		}
-		return true
-	}, nil
-}
-
 // markStale sets Stale on infos.
 func (c *Client) markStale(ctx context.Context, infos []TaskInfo) error {
-	stale, err := staleSet(ctx, c.store, c.group, c.live, nil)
+	stale, err := repository.StaleTest(ctx, c.store, c.group, c.live, nil)
 	if err != nil {
 		return err
 	}

@@ -179,7 +179,7 @@ func TestPruneStaleTasks(t *testing.T) {
 	ctx := t.Context()
 	waitAllLive(t, []*testNode{v2})
 	v2.beatAfter(t, time.Now(), 5*time.Second) // its row carries its task set
-	if err := v2.n.pruneStale(ctx); err != nil {
+	if err := v2.n.PruneStale(ctx); err != nil {
 		t.Fatal(err)
 	}
 	drop, err := store.Task(ctx, "prune", "drop")
@@ -189,7 +189,7 @@ func TestPruneStaleTasks(t *testing.T) {
 	if keep, _ := store.Task(ctx, "prune", "keep"); !keep.StaleSince.IsZero() {
 		t.Fatalf("keep marked stale: %+v", keep)
 	}
-	if err := v2.n.pruneStale(ctx); err != nil { // too early: kept
+	if err := v2.n.PruneStale(ctx); err != nil { // too early: kept
 		t.Fatal(err)
 	}
 	if _, err := store.Task(ctx, "prune", "drop"); err != nil {
@@ -200,7 +200,7 @@ func TestPruneStaleTasks(t *testing.T) {
 		now, _ := store.Now(ctx)
 		return now.Sub(drop.StaleSince) > 3*time.Second
 	})
-	if err := v2.n.pruneStale(ctx); err != nil {
+	if err := v2.n.PruneStale(ctx); err != nil {
 		t.Fatal(err)
 	}
 	for _, name := range []string{"drop", "drop-kid"} {

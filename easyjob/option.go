@@ -18,7 +18,7 @@ func Parent(name string) Option {
 		if name == "" {
 			return fmt.Errorf("%w: Parent name is empty", ErrInvalidOption)
 		}
-		s.parent = name
+		s.Parent = name
 		return nil
 	}
 }
@@ -30,7 +30,7 @@ func Timeout(d time.Duration) Option {
 		if d <= 0 {
 			return fmt.Errorf("%w: Timeout must be positive (got %v)", ErrInvalidOption, d)
 		}
-		s.opts.Timeout = d
+		s.Opts.Timeout = d
 		return nil
 	}
 }
@@ -47,7 +47,7 @@ func Retry(n int, backoff time.Duration) Option {
 		if backoff == 0 {
 			backoff = time.Second
 		}
-		s.opts.MaxRetries, s.opts.RetryBackoff = n, backoff
+		s.Opts.MaxRetries, s.Opts.RetryBackoff = n, backoff
 		return nil
 	}
 }
@@ -59,43 +59,51 @@ func TZ(name string) Option {
 		if _, err := time.LoadLocation(name); err != nil {
 			return fmt.Errorf("%w: time zone %q: %w", ErrInvalidOption, name, err)
 		}
-		s.opts.Timezone = name
+		s.Opts.Timezone = name
 		return nil
 	}
 }
 
-// MisfirePolicy chooses what a fire found late does (see FireOnceNow, Skip, CatchUp).
-type MisfirePolicy func(*repository.TaskOptions)
+// MisfirePolicy says what a fire found late does: FireOnceNow, Skip or
+// CatchUp make one. The zero value is no policy (Misfire refuses it).
+type MisfirePolicy struct {
+	action  repository.MisfireAction
+	catchUp int
+}
+
+// String names the policy as history and the CLI show it.
+func (p MisfirePolicy) String() string {
+	if p.action == repository.MisfireCatchUp {
+		return fmt.Sprintf("%s(%d)", p.action, p.catchUp)
+	}
+	return string(p.action)
+}
 
 // FireOnceNow (the default) makes a late fire run once now; the next fire
 // comes from the cron after now.
-func FireOnceNow() MisfirePolicy {
-	return func(o *repository.TaskOptions) { o.Misfire, o.CatchUpMax = repository.MisfireFireOnceNow, 0 }
-}
+func FireOnceNow() MisfirePolicy { return MisfirePolicy{action: repository.MisfireFireOnceNow} }
 
 // Skip makes a late fire not run; the next fire is the cron's next after now.
-func Skip() MisfirePolicy {
-	return func(o *repository.TaskOptions) { o.Misfire, o.CatchUpMax = repository.MisfireSkip, 0 }
-}
+func Skip() MisfirePolicy { return MisfirePolicy{action: repository.MisfireSkip} }
 
 // CatchUp makes the newest n missed fires run one after another (older missed
 // fires are recorded as skipped); then the cron resumes.
 func CatchUp(n int) MisfirePolicy {
-	return func(o *repository.TaskOptions) { o.Misfire, o.CatchUpMax = repository.MisfireCatchUp, n }
+	return MisfirePolicy{action: repository.MisfireCatchUp, catchUp: n}
 }
 
 // Misfire sets the misfire policy and the lateness that triggers it
 // (threshold 0 means the default, 5s).
 func Misfire(p MisfirePolicy, threshold time.Duration) Option {
 	return func(s *taskSpec) error {
-		if p == nil || threshold < 0 {
-			return fmt.Errorf("%w: Misfire needs a policy and threshold >= 0", ErrInvalidOption)
+		if p.action == "" || threshold < 0 {
+			return fmt.Errorf("%w: Misfire needs a policy (FireOnceNow, Skip or CatchUp) and threshold >= 0", ErrInvalidOption)
 		}
-		p(&s.opts)
-		if s.opts.Misfire == repository.MisfireCatchUp && s.opts.CatchUpMax < 1 {
-			return fmt.Errorf("%w: CatchUp(n) needs n >= 1 (got %d)", ErrInvalidOption, s.opts.CatchUpMax)
+		if p.action == repository.MisfireCatchUp && p.catchUp < 1 {
+			return fmt.Errorf("%w: CatchUp(n) needs n >= 1 (got %d)", ErrInvalidOption, p.catchUp)
 		}
-		s.opts.MisfireThreshold = threshold
+		s.Opts.Misfire, s.Opts.CatchUpMax = p.action, p.catchUp
+		s.Opts.MisfireThreshold = threshold
 		return nil
 	}
 }
@@ -104,7 +112,7 @@ func Misfire(p MisfirePolicy, threshold time.Duration) Option {
 // re-run by the peer that recovers it (the default re-runs it: at least once).
 func SkipInterrupted() Option {
 	return func(s *taskSpec) error {
-		s.opts.Recover = repository.RecoverSkip
+		s.Opts.Recover = repository.RecoverSkip
 		return nil
 	}
 }

@@ -253,14 +253,14 @@ func TestSkipInterrupted(t *testing.T) {
 	b := start(t, cfg, reg)
 	<-running
 	victim := a
-	if nodeOf(&l, "once") == int64(b.n.id()) {
+	if nodeOf(&l, "once") == int64(b.n.ID()) {
 		victim = b
 	}
 	interrupted := l.snapshot()[0].scheduled
 	victim.crash(t)
 	waitFor(t, 5*time.Second, "the task fires again on the survivor", func() bool {
 		for _, f := range l.snapshot() {
-			if f.node != int64(victim.n.id()) {
+			if f.node != int64(victim.n.ID()) {
 				return true
 			}
 		}

@@ -19,7 +19,7 @@ func TestJoinHandsOverInFinish(t *testing.T) {
 	// would make the next fire late.
 	first := start(t, Config{Store: store, Group: group, Strategy: "id_hash"}, reg)
 	waitFor(t, 10*time.Second, "the first node firing every task", func() bool {
-		return first.n.stats.fired.Load() >= 2*k
+		return first.n.Stats().Fired >= 2*k
 	})
 	begin := time.Now()
 	nodes := []*testNode{first,
@@ -34,13 +34,13 @@ func TestJoinHandsOverInFinish(t *testing.T) {
 	time.Sleep(time.Until(settle.Add(5 * time.Second))) // the soak: the assertions cover the join
 	end := time.Now()
 
-	st := &first.n.stats
-	t.Logf("first node: handed off %d, released %d, fired %d", st.handedOff.Load(), st.released.Load(), st.fired.Load())
-	if st.handedOff.Load() == 0 {
+	st := first.n.Stats()
+	t.Logf("first node: handed off %d, released %d, fired %d", st.HandedOff, st.Released, st.Fired)
+	if st.HandedOff == 0 {
 		t.Fatal("no task was handed over by a finish")
 	}
-	if st.released.Load() != 0 {
-		t.Fatalf("%d claims released by separate statements, want 0 (hand-over belongs in the finish)", st.released.Load())
+	if st.Released != 0 {
+		t.Fatalf("%d claims released by separate statements, want 0 (hand-over belongs in the finish)", st.Released)
 	}
 	assertEachSecondOnce(t, &l, names(k), begin, end.Add(-2*time.Second))
 	for _, f := range l.snapshot() {
@@ -52,8 +52,8 @@ func TestJoinHandsOverInFinish(t *testing.T) {
 	counts := perNodeSecond(&l, settle, settle.Add(3*time.Second))
 	for sec, m := range counts {
 		for _, n := range nodes {
-			if got := m[int64(n.n.id())]; got != k/3 {
-				t.Fatalf("second %s: node %d ran %d, want %d (all: %v)", sec.Format(time.TimeOnly), n.n.id(), got, k/3, m)
+			if got := m[int64(n.n.ID())]; got != k/3 {
+				t.Fatalf("second %s: node %d ran %d, want %d (all: %v)", sec.Format(time.TimeOnly), n.n.ID(), got, k/3, m)
 			}
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/easyjob-go/easyjob/easyjob/internal/node"
 	"github.com/easyjob-go/easyjob/repository/memory"
 )
 
@@ -69,8 +70,8 @@ func TestNodeWithoutFunctionNeverClaims(t *testing.T) {
 		t.Fatalf("new-only ran %d times", l.count("new-only"))
 	}
 	for _, f := range l.snapshot() {
-		if f.task == "new-only" && f.node == int64(old.n.id()) {
-			t.Fatalf("node %d ran new-only without having its function", old.n.id())
+		if f.task == "new-only" && f.node == int64(old.n.ID()) {
+			t.Fatalf("node %d ran new-only without having its function", old.n.ID())
 		}
 	}
 	_ = fresh
@@ -101,7 +102,7 @@ func TestNewTasksFireFirstAfterRegistration(t *testing.T) {
 	if len(ts) != tasks {
 		t.Fatalf("%d tasks registered, want %d", len(ts), tasks)
 	}
-	earliest := before.Add(time.Duration(tasks) * registerLeadPerTask) // 1.05 s
+	earliest := before.Add(time.Duration(tasks) * node.RegisterLeadPerTask) // 1.05 s
 	for _, tk := range ts {
 		if first := tk.NextStartTime; first.Before(earliest) {
 			t.Fatalf("task %s first fires at %s, before registration start + lead (%s)", tk.Name, first, earliest)

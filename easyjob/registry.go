@@ -1,110 +1,101 @@
 package easyjob
 
 import (
-	"context"
 	"fmt"
 	"strings"
-	"time"
 
+	"github.com/easyjob-go/easyjob/easyjob/internal/schedule"
+	"github.com/easyjob-go/easyjob/easyjob/internal/spec"
 	"github.com/easyjob-go/easyjob/repository"
 )
 
-// Func is a job. It gets a context carrying the execution's metadata
-// (InfoFromContext) that is cancelled on timeout, shutdown or a lost claim.
-// A returned error or a panic fails the run.
-type Func func(ctx context.Context) error
-
-// taskSpec is one Register call.
+// taskSpec is one Register call: the runtime's spec, and the first
+// problem found with it.
 type taskSpec struct {
-	name   string
-	cron   string
-	parent string
-	fn     Func
-	opts   repository.TaskOptions
-	sched  schedule
-	err    error // the first problem found by Register; reported again by Run
-
-	children []*taskSpec // filled by validateForest, registration order
+	spec.Spec
+	err error // reported by Register and again by Run
 }
 
 // maxNameLen keeps names printable in tables and logs.
 const maxNameLen = 200
 
 func newTaskSpec(name, cron string, fn Func, opts []Option) *taskSpec {
-	s := &taskSpec{name: name, cron: cron, fn: fn}
-	s.err = s.build(opts)
+	s := &taskSpec{Spec: spec.Spec{Name: name, Cron: cron}}
+	s.err = s.build(fn, opts)
 	return s
 }
 
-func (s *taskSpec) build(opts []Option) error {
-	if s.name == "" || len(s.name) > maxNameLen || strings.TrimSpace(s.name) != s.name {
-		return fmt.Errorf("%w: %q (1..%d characters, no surrounding spaces)", ErrInvalidName, s.name, maxNameLen)
+func (s *taskSpec) build(fn Func, opts []Option) error {
+	if s.Name == "" || len(s.Name) > maxNameLen || strings.TrimSpace(s.Name) != s.Name {
+		return fmt.Errorf("%w: %q (1..%d characters, no surrounding spaces)", ErrInvalidName, s.Name, maxNameLen)
 	}
-	if s.fn == nil {
-		return fmt.Errorf("%w: task %q", ErrNilFunc, s.name)
+	if fn == nil {
+		return fmt.Errorf("%w: task %q", ErrNilFunc, s.Name)
 	}
+	s.Job = job(fn)
 	for _, o := range opts {
 		if o == nil {
 			continue
 		}
 		if err := o(s); err != nil {
-			return fmt.Errorf("task %q: %w", s.name, err)
+			return fmt.Errorf("task %q: %w", s.Name, err)
 		}
 	}
-	sched, err := parseSchedule(s.cron, s.opts.Timezone)
+	sched, err := schedule.Parse(s.Cron, s.Opts.Timezone)
 	if err != nil {
-		return fmt.Errorf("task %q: %w", s.name, err)
+		return fmt.Errorf("task %q: %w", s.Name, err)
 	}
-	if sched.empty() && s.parent == "" {
-		return fmt.Errorf("%w: task %q: a root task needs a cron expression", ErrInvalidCron, s.name)
+	if sched.Empty() && s.Parent == "" {
+		return fmt.Errorf("%w: task %q: a root task needs a cron expression", ErrInvalidCron, s.Name)
 	}
-	s.sched = sched
-	if s.opts.Misfire == "" {
-		s.opts.Misfire = repository.MisfireFireOnceNow
+	s.Sched = sched
+	if s.Opts.Misfire == "" {
+		s.Opts.Misfire = repository.MisfireFireOnceNow
 	}
-	if s.opts.MisfireThreshold == 0 {
-		s.opts.MisfireThreshold = defaultMisfireThreshold
+	if s.Opts.MisfireThreshold == 0 {
+		s.Opts.MisfireThreshold = schedule.DefaultMisfireThreshold
 	}
-	if s.opts.Recover == "" {
-		s.opts.Recover = repository.RecoverRerun
+	if s.Opts.Recover == "" {
+		s.Opts.Recover = repository.RecoverRerun
 	}
 	return nil
 }
 
-const defaultMisfireThreshold = 5 * time.Second
-
 // validateForest checks the whole registration before anything is
 // written: each spec's own error, duplicates, unknown parents and cycles.
 // It links children to parents and returns the specs by name.
-func validateForest(specs []*taskSpec) (map[string]*taskSpec, error) {
+func validateForest(specs []*taskSpec) (map[string]*spec.Spec, error) {
 	if len(specs) == 0 {
 		return nil, ErrNoTasks
 	}
-	byName := make(map[string]*taskSpec, len(specs))
+	byName := make(map[string]*spec.Spec, len(specs))
 	for _, s := range specs {
 		if s.err != nil {
 			return nil, s.err
 		}
-		if _, dup := byName[s.name]; dup {
-			return nil, fmt.Errorf("%w: %q registered twice", ErrDuplicateTask, s.name)
+		if _, dup := byName[s.Name]; dup {
+			return nil, fmt.Errorf("%w: %q registered twice", ErrDuplicateTask, s.Name)
 		}
-		byName[s.name] = s
-		s.children = nil
+		// A copy per Run: a Scheduler's specs are never shared with a
+		// running node's.
+		c := s.Spec
+		c.Children = nil
+		byName[s.Name] = &c
 	}
 	for _, s := range specs {
-		if s.parent == "" {
+		if s.Parent == "" {
 			continue
 		}
-		p, ok := byName[s.parent]
+		p, ok := byName[s.Parent]
 		if !ok {
-			return nil, fmt.Errorf("%w: task %q names parent %q, which is not registered", ErrUnknownParent, s.name, s.parent)
+			return nil, fmt.Errorf("%w: task %q names parent %q, which is not registered", ErrUnknownParent, s.Name, s.Parent)
 		}
-		p.children = append(p.children, s)
+		p.Children = append(p.Children, byName[s.Name])
 	}
 	for _, s := range specs {
-		seen := map[string]bool{s.name: true}
-		path := []string{s.name}
-		for p := s.parent; p != ""; p = byName[p].parent {
+		seen := map[string]bool{s.Name: true}
+		path := []string{s.Name}
+		for p := s.Parent; p != ""; p = byName[p].Parent {
 			path = append(path, p)
 			if seen[p] {
 				return nil, fmt.Errorf("%w: %s", ErrCycle, strings.Join(path, " -> "))

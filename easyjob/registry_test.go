@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/easyjob-go/easyjob/easyjob/internal/node"
+	"github.com/easyjob-go/easyjob/easyjob/internal/schedule"
 	"github.com/easyjob-go/easyjob/repository/memory"
 )
 
@@ -99,7 +101,7 @@ func TestRegisterInvalidOptions(t *testing.T) {
 		"retry-":   Retry(-1, time.Second),
 		"retryb-":  Retry(1, -time.Second),
 		"tz":       TZ("Mars/Olympus_Mons"),
-		"nilmis":   Misfire(nil, 0),
+		"nilmis":   Misfire(MisfirePolicy{}, 0),
 		"negthr":   Misfire(Skip(), -time.Second),
 		"catchup0": Misfire(CatchUp(0), 0),
 	} {
@@ -118,8 +120,8 @@ func TestRegisterOptionDefaults(t *testing.T) {
 	if spec.err != nil {
 		t.Fatal(spec.err)
 	}
-	if spec.opts.Misfire != "fire_once_now" || spec.opts.MisfireThreshold != defaultMisfireThreshold || spec.opts.Recover != "rerun" {
-		t.Errorf("defaults: %+v", spec.opts)
+	if spec.Opts.Misfire != "fire_once_now" || spec.Opts.MisfireThreshold != schedule.DefaultMisfireThreshold || spec.Opts.Recover != "rerun" {
+		t.Errorf("defaults: %+v", spec.Opts)
 	}
 	spec = newTaskSpec("o", "0 9 * * *", regNopJob, []Option{
 		TZ("Asia/Tokyo"), Timeout(time.Minute), Retry(3, 0), Misfire(CatchUp(4), time.Minute), SkipInterrupted(),
@@ -127,13 +129,13 @@ func TestRegisterOptionDefaults(t *testing.T) {
 	if spec.err != nil {
 		t.Fatal(spec.err)
 	}
-	o := spec.opts
+	o := spec.Opts
 	if o.Timezone != "Asia/Tokyo" || o.Timeout != time.Minute || o.MaxRetries != 3 || o.RetryBackoff != time.Second ||
 		o.Misfire != "catch_up" || o.CatchUpMax != 4 || o.MisfireThreshold != time.Minute || o.Recover != "skip" {
 		t.Errorf("options: %+v", o)
 	}
-	if spec.sched.loc.String() != "Asia/Tokyo" {
-		t.Errorf("TZ option not applied to the schedule: %v", spec.sched.loc)
+	if spec.Sched.Location().String() != "Asia/Tokyo" {
+		t.Errorf("TZ option not applied to the schedule: %v", spec.Sched.Location())
 	}
 }
 
@@ -207,14 +209,14 @@ func TestRegistryForestLinksChildrenInOrder(t *testing.T) {
 			t.Fatal(err)
 		}
 		var got []string
-		for _, c := range byName["r"].children {
-			got = append(got, c.name)
+		for _, c := range byName["r"].Children {
+			got = append(got, c.Name)
 		}
 		if strings.Join(got, ",") != "c2,c1" {
 			t.Fatalf("children of r = %v, want registration order c2,c1", got)
 		}
-		if len(byName["c1"].children) != 1 || byName["c1"].children[0].name != "g" {
-			t.Fatalf("children of c1 = %v", byName["c1"].children)
+		if len(byName["c1"].Children) != 1 || byName["c1"].Children[0].Name != "g" {
+			t.Fatalf("children of c1 = %v", byName["c1"].Children)
 		}
 	}
 }
@@ -222,7 +224,7 @@ func TestRegistryForestLinksChildrenInOrder(t *testing.T) {
 func TestRegisterAfterRunStarted(t *testing.T) {
 	st := memory.New()
 	up := make(chan struct{})
-	cfg := Config{Store: st, Group: groupFor(t), hooks: &testHooks{onNode: func(*node) { close(up) }}}
+	cfg := Config{Store: st, Group: groupFor(t), hooks: &node.Hooks{OnNode: func(*node.Node) { close(up) }}}
 	s, err := New(cfg)
 	if err != nil {
 		t.Fatal(err)

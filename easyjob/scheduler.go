@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/easyjob-go/easyjob/easyjob/internal/node"
 	"github.com/easyjob-go/easyjob/strategy"
 )
 
@@ -48,7 +49,7 @@ func (s *Scheduler) Register(name, cron string, fn Func, opts ...Option) error {
 		return fmt.Errorf("%w: register %q before Run", ErrAlreadyRunning, name)
 	}
 	for _, other := range s.specs {
-		if other.name == name && spec.err == nil {
+		if other.Name == name && spec.err == nil {
 			spec.err = fmt.Errorf("%w: %q registered twice", ErrDuplicateTask, name)
 		}
 	}
@@ -81,10 +82,10 @@ func (s *Scheduler) Run(ctx context.Context) error {
 	}
 	defer closeStore()
 	store = s.wrapStore(store) // observer timing, health tracking (health.go)
-	n, err := newNode(s.cfg, store, byName)
+	n, err := node.New(s.cfg.runtime(), store, byName)
 	if err != nil {
 		return err
 	}
 	s.health.node.Store(n)
-	return n.run(ctx)
+	return n.Run(ctx)
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/easyjob-go/easyjob/easyjob/internal/node"
 	"github.com/easyjob-go/easyjob/repository"
 	"github.com/easyjob-go/easyjob/repository/memory"
 )
@@ -39,7 +40,7 @@ func (s *startSpy) snapshot() []startBatch {
 	return append([]startBatch(nil), s.batches...)
 }
 
-// A run shorter than startRecordAfter gets no start record: its finish
+// A run shorter than node.StartRecordAfter gets no start record: its finish
 // writes its history row once, whole.
 func TestShortRunsWrittenOnce(t *testing.T) {
 	t.Parallel()
@@ -64,7 +65,7 @@ func TestShortRunsWrittenOnce(t *testing.T) {
 	}
 }
 
-// A run still going startRecordAfter after its fire is recorded as
+// A run still going node.StartRecordAfter after its fire is recorded as
 // running, and its finish closes that row.
 func TestLongRunRecordedWhileRunning(t *testing.T) {
 	t.Parallel()
@@ -92,9 +93,9 @@ func TestLongRunRecordedWhileRunning(t *testing.T) {
 	})
 	for _, b := range spy.snapshot() {
 		for _, sched := range b.scheduled {
-			if b.at.Sub(sched) < startRecordAfter {
+			if b.at.Sub(sched) < node.StartRecordAfter {
 				t.Errorf("start of the %s fire recorded %v after its fire time, want >= %v",
-					sched.Format(time.TimeOnly), b.at.Sub(sched), startRecordAfter)
+					sched.Format(time.TimeOnly), b.at.Sub(sched), node.StartRecordAfter)
 			}
 		}
 	}

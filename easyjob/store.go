@@ -3,11 +3,45 @@ package easyjob
 import (
 	"context"
 	"fmt"
+	"sync/atomic"
+	"time"
+
+	"github.com/easyjob-go/easyjob/easyjob/observe"
+	"github.com/easyjob-go/easyjob/repository/instrument"
 
 	"github.com/easyjob-go/easyjob/repository"
 	"github.com/easyjob-go/easyjob/repository/memory"
 	"github.com/easyjob-go/easyjob/repository/postgres"
 )
+
+// wrapStore puts the observer's timing (when Config.Observer is set) and
+// the health tracking in front of the store Run opened.
+func (s *Scheduler) wrapStore(store repository.Store) repository.Store {
+	hooks := []instrument.Hook{&s.health}
+	if s.cfg.Observer != nil {
+		hooks = append(hooks, &storeTimer{obs: s.cfg.Observer, group: s.cfg.Group})
+	}
+	return instrument.Wrap(store, hooks...)
+}
+
+// storeTimer reports each store call to the observer as an
+// observe.EventStoreOp (Op is the method's name).
+type storeTimer struct {
+	obs   observe.Observer
+	group string
+	node  atomic.Int64 // set by RegisterNode, so events name the node
+}
+
+// Begin implements instrument.Hook.
+func (t *storeTimer) Begin(string, time.Time) {}
+
+// End implements instrument.Hook.
+func (t *storeTimer) End(c instrument.Call) {
+	if c.Op == "RegisterNode" && c.Err == nil {
+		t.node.Store(int64(c.Node))
+	}
+	t.obs.Observe(observe.Event{Kind: observe.EventStoreOp, Group: t.group, Node: t.node.Load(), Op: c.Op, Duration: c.Took, Err: c.Err})
+}
 
 // openStore picks the store from cfg (Store, BunDB, DB, DSN, else a
 // private memory store), migrating Postgres unless told not to. The

@@ -5,20 +5,41 @@ import (
 	"time"
 )
 
-// Store is everything the node runtime and the control operations need
-// from persistence. Each method is one round trip where the backend allows.
-// All times that decide anything (due-ness, liveness, death) are taken
-// from the store's clock, never from the caller's.
+// Store is one database as both of its users see it: a running node
+// (Runtime) and the operator's tools (Control). Each method is one round
+// trip where the backend allows. All times that decide anything
+// (due-ness, liveness, death) are taken from the store's clock, never
+// from the caller's.
 type Store interface {
-	Clock
-	NodeStore
-	TaskStore
-	ExecutionStore
-	RecoveryStore
-	ControlStore
-	ViewStore
+	Runtime
+	Control
 	// Close releases what the store opened itself (not a caller's *sql.DB).
 	Close() error
+}
+
+// Runtime is the store as a running node uses it: register and
+// heartbeat, claim, record and finish runs, recover the tasks of dead
+// peers, and the group's upkeep (history retention, stale tasks). A store
+// that also implements Notifier wakes the node's loader (LISTEN/NOTIFY).
+type Runtime interface {
+	Clock
+	NodeStore
+	ClaimStore
+	RunStore
+	RecoveryStore
+	UpkeepStore
+}
+
+// Control is the store as the operator's tools use it (easyjob.Client,
+// the CLI, the dashboard): read tasks, nodes and history, act on tasks,
+// and the dashboard's aggregate views.
+type Control interface {
+	Clock
+	NodeReader
+	TaskReader
+	HistoryStore
+	ControlStore
+	ViewStore
 }
 
 // Clock reads the store's clock, the only clock that decides anything.
@@ -26,8 +47,22 @@ type Clock interface {
 	Now(ctx context.Context) (time.Time, error)
 }
 
-// NodeStore keeps the node table.
+// NodeReader reads the node table.
+type NodeReader interface {
+	// LiveNodes lists nodes of group that heartbeated within the last
+	// `within` and are not leaving, sorted by id.
+	LiveNodes(ctx context.Context, group string, within time.Duration) ([]Node, error)
+	// Nodes lists every node row of group, sorted by id.
+	Nodes(ctx context.Context, group string) ([]Node, error)
+	// TaskSet returns the sorted names published under id;
+	// ErrTaskSetNotFound when none were.
+	TaskSet(ctx context.Context, id string) ([]string, error)
+}
+
+// NodeStore keeps the node table: a node's own row, and the expiry of
+// dead ones.
 type NodeStore interface {
+	NodeReader
 	// RegisterNode inserts a node row with a fresh, larger-than-all id and
 	// heartbeat_at = now.
 	RegisterNode(ctx context.Context, group, name string, weight int) (Node, error)
@@ -37,20 +72,12 @@ type NodeStore interface {
 	Heartbeat(ctx context.Context, n Node) (Node, error)
 	// DeleteNode removes the row so peers rebalance at once.
 	DeleteNode(ctx context.Context, id NodeID) error
-	// LiveNodes lists nodes of group that heartbeated within the last
-	// `within` and are not leaving, sorted by id.
-	LiveNodes(ctx context.Context, group string, within time.Duration) ([]Node, error)
-	// Nodes lists every node row of group, sorted by id.
-	Nodes(ctx context.Context, group string) ([]Node, error)
 	// ExpireNodes deletes node rows silent for longer than deadFor that hold
 	// no claims; it returns how many it deleted.
 	ExpireNodes(ctx context.Context, group string, deadFor time.Duration) (int, error)
 	// PublishTaskSet stores the set of task names under TaskSetID(names)
 	// (idempotent; sets are immutable) and returns the id.
 	PublishTaskSet(ctx context.Context, names []string) (string, error)
-	// TaskSet returns the sorted names published under id;
-	// ErrTaskSetNotFound when none were.
-	TaskSet(ctx context.Context, id string) ([]string, error)
 }
 
 // DueQuery selects pending root tasks due within a window.
@@ -68,8 +95,8 @@ type Due struct {
 	Tasks []Task
 }
 
-// TaskStore keeps the task table.
-type TaskStore interface {
+// ClaimStore is how a node writes its tasks and claims them.
+type ClaimStore interface {
 	// UpsertTasks writes the registered forest of group in one transaction:
 	// new names are inserted, changed definitions updated, unchanged rows
 	// are not touched. The code's cron is compared with the row's CodeCron
@@ -82,14 +109,6 @@ type TaskStore interface {
 	// cleared. Parents are given by name and must be in defs or already
 	// stored.
 	UpsertTasks(ctx context.Context, group string, defs []TaskDef) ([]Task, error)
-	// MarkStale records which tasks of group no live node registers: those
-	// named in stale get StaleSince = now unless already set, the others of
-	// the group lose it. No version changes. It returns every task of the
-	// group, as Tasks does.
-	MarkStale(ctx context.Context, group string, stale []string) ([]Task, error)
-	// Groups lists the groups that have tasks (not removed) or node rows,
-	// sorted.
-	Groups(ctx context.Context) ([]string, error)
 	// DueTasks lists pending, unpaused root tasks due within q.Window.
 	DueTasks(ctx context.Context, q DueQuery) (Due, error)
 	// Claim moves each (id, version) still pending at that version to doing
@@ -100,11 +119,20 @@ type TaskStore interface {
 	Release(ctx context.Context, claims []Claim) (int, error)
 	// HeldBy lists the doing tasks claimed by node.
 	HeldBy(ctx context.Context, node NodeID) ([]Task, error)
+	// Task is TaskReader.Task (a chain child's row, before its claim).
+	Task(ctx context.Context, group, name string) (Task, error)
+}
+
+// TaskReader reads tasks for the operator's tools.
+type TaskReader interface {
 	// Task reads one task by name; ErrTaskNotFound if there is none (or
 	// it was removed).
 	Task(ctx context.Context, group, name string) (Task, error)
 	// Tasks lists every task of group ordered by id, removed ones left out.
 	Tasks(ctx context.Context, group string) ([]Task, error)
+	// Groups lists the groups that have tasks (not removed) or node rows,
+	// sorted.
+	Groups(ctx context.Context) ([]string, error)
 }
 
 // Finish closes one execution and reschedules its task, fenced by Claim.
@@ -163,8 +191,9 @@ type FinishResult struct {
 	Err  error
 }
 
-// ExecutionStore keeps the executions table (the history).
-type ExecutionStore interface {
+// RunStore records a node's runs: their starts and finishes, and the
+// runs of an interrupted chain.
+type RunStore interface {
 	// StartExecution inserts a running execution (StartedAt = now) if the
 	// claim still holds, else returns ErrClaimLost.
 	StartExecution(ctx context.Context, c Claim, e Execution) (Execution, error)
@@ -182,6 +211,10 @@ type ExecutionStore interface {
 	// with its TaskName; none when there is no such execution. A peer
 	// re-running the fire resumes the chain from it.
 	ChainRun(ctx context.Context, task TaskID, scheduled time.Time) ([]Execution, error)
+}
+
+// HistoryStore reads and prunes the history.
+type HistoryStore interface {
 	// History lists executions of a task, newest first.
 	History(ctx context.Context, group, name string, f HistoryFilter) ([]Execution, error)
 	// PruneHistory deletes finished executions of group older than maxAge
@@ -190,6 +223,24 @@ type ExecutionStore interface {
 	// tasks (TaskRemoved) left without executions are deleted too (not
 	// counted).
 	PruneHistory(ctx context.Context, group string, maxAge time.Duration, maxRows int) (int, error)
+}
+
+// UpkeepStore is the group's upkeep that one node does for all (history
+// retention, stale tasks).
+type UpkeepStore interface {
+	// Tasks is TaskReader.Tasks.
+	Tasks(ctx context.Context, group string) ([]Task, error)
+	// MarkStale records which tasks of group no live node registers: those
+	// named in stale get StaleSince = now unless already set, the others of
+	// the group lose it. No version changes. It returns every task of the
+	// group, as Tasks does.
+	MarkStale(ctx context.Context, group string, stale []string) ([]Task, error)
+	// PruneHistory is HistoryStore.PruneHistory (Config.HistoryMaxAge and
+	// HistoryMaxRows).
+	PruneHistory(ctx context.Context, group string, maxAge time.Duration, maxRows int) (int, error)
+	// RemoveTask is ControlStore.RemoveTask (stale tasks past
+	// StaleTaskExpiry).
+	RemoveTask(ctx context.Context, group, name string, o Removal) ([]Task, error)
 }
 
 // Orphan is a doing task whose claimer is dead or gone.
@@ -248,11 +299,11 @@ type ControlStore interface {
 	// set, it removes nothing (and returns no rows) unless the task's
 	// StaleSince is set and not after o.StaleBefore. The control operations
 	// of every task return ErrTaskNotFound from then on.
-	RemoveTask(ctx context.Context, group, name string, o RemoveOptions) ([]Task, error)
+	RemoveTask(ctx context.Context, group, name string, o Removal) ([]Task, error)
 }
 
-// RemoveOptions qualify a RemoveTask.
-type RemoveOptions struct {
+// Removal qualifies a RemoveTask: what is kept, and on what condition.
+type Removal struct {
 	// KeepHistory keeps the executions of the removed tasks readable by
 	// History.
 	KeepHistory bool

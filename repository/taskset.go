@@ -1,9 +1,12 @@
 package repository
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"slices"
+	"time"
 )
 
 // TaskSetID identifies a set of task names: the hex SHA-256 (first 128
@@ -20,4 +23,68 @@ func TaskSetID(names []string) string {
 		h.Write([]byte{0})
 	}
 	return hex.EncodeToString(h.Sum(nil)[:16])
+}
+
+// NodeTasks is a live node with the names it registered.
+type NodeTasks struct {
+	Node Node
+	// names registered; nil when the node published no set (or one the
+	// store does not hold): it then counts as registering every task.
+	names map[string]bool
+}
+
+// Registers reports whether the node registered the task name.
+func (n NodeTasks) Registers(name string) bool { return n.names == nil || n.names[name] }
+
+// LiveTaskSets lists the live nodes of group with their task sets.
+func LiveTaskSets(ctx context.Context, store NodeReader, group string, liveAfter time.Duration) ([]NodeTasks, error) {
+	live, err := store.LiveNodes(ctx, group, liveAfter)
+	if err != nil {
+		return nil, err
+	}
+	sets := map[string]map[string]bool{}
+	out := make([]NodeTasks, len(live))
+	for i, n := range live {
+		out[i].Node = n
+		if n.TaskSet == "" {
+			continue
+		}
+		set, ok := sets[n.TaskSet]
+		if !ok {
+			names, err := store.TaskSet(ctx, n.TaskSet)
+			if err != nil && !errors.Is(err, ErrTaskSetNotFound) {
+				return nil, err
+			}
+			if err == nil {
+				set = make(map[string]bool, len(names))
+				for _, name := range names {
+					set[name] = true
+				}
+			}
+			sets[n.TaskSet] = set
+		}
+		out[i].names = set
+	}
+	return out, nil
+}
+
+// StaleTest returns the test "no live node of the group registers this
+// name". extra names count as registered (a node's own, before its row
+// carries them).
+func StaleTest(ctx context.Context, store NodeReader, group string, liveAfter time.Duration, extra []string) (func(string) bool, error) {
+	live, err := LiveTaskSets(ctx, store, group, liveAfter)
+	if err != nil {
+		return nil, err
+	}
+	return func(name string) bool {
+		if slices.Contains(extra, name) {
+			return false
+		}
+		for _, n := range live {
+			if n.Registers(name) {
+				return false
+			}
+		}
+		return true
+	}, nil
 }

@@ -31,8 +31,9 @@
 //
 // Pages refresh themselves by polling (every Options.Refresh, while
 // visible). Reads are shared by every open page for one refresh interval,
-// and each is an aggregate or a page (Client.Overview, Client.TaskPage,
-// Client.Chain, Client.Runs, Client.RecentRuns): an open overview costs the
+// and each is an aggregate or a page of the client's store (views.go:
+// Overview, TaskPage, the chain, a task's runs, the recent runs, read
+// through Client.Control): an open overview costs the
 // database about five queries per refresh, whatever the number of tasks
 // and the length of the history.
 package dashboard

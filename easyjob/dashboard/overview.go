@@ -71,7 +71,7 @@ func (h *Handler) readRecent(w http.ResponseWriter, r *http.Request) (recentView
 }
 
 // failureList orders the failure counts as FailureStatuses does.
-func failureList(f easyjob.FailureCount) []statusCount {
+func failureList(f FailureCount) []statusCount {
 	var out []statusCount
 	for _, st := range failureOrder {
 		if n := f[st]; n > 0 {

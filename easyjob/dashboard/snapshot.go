@@ -16,7 +16,7 @@ import (
 // local time it was read at: every page shows it in its header, and tells
 // the store's time from it without a query of its own.
 type snapshot struct {
-	easyjob.Overview
+	Overview
 	readAt time.Time
 }
 
@@ -37,7 +37,7 @@ func (s snapshot) nodeName(id int64) string {
 // snapshot reads the overview, once per refresh interval for everyone.
 func (h *Handler) snapshot(ctx context.Context) (snapshot, error) {
 	return cached(ctx, h.cache, "overview", func(ctx context.Context) (snapshot, error) {
-		o, err := h.client.Overview(ctx)
+		o, err := readOverview(ctx, h.client)
 		return snapshot{Overview: o, readAt: time.Now()}, err
 	})
 }
@@ -46,7 +46,7 @@ func (h *Handler) snapshot(ctx context.Context) (snapshot, error) {
 // refresh interval for everyone.
 func (h *Handler) recentRuns(ctx context.Context, s snapshot, window time.Duration) ([]easyjob.ExecutionInfo, error) {
 	return cached(ctx, h.cache, "recent?"+window.String(), func(ctx context.Context) ([]easyjob.ExecutionInfo, error) {
-		return h.client.RecentRuns(ctx, s.Now.Add(-window), h.opts.MaxRuns)
+		return readRecentRuns(ctx, h.client, s.Now.Add(-window), h.opts.MaxRuns)
 	})
 }
 

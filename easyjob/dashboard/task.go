@@ -64,8 +64,8 @@ func (h *Handler) task(w http.ResponseWriter, r *http.Request) {
 		h.unavailable(w, r, err)
 		return
 	}
-	chain, err := cached(r.Context(), h.cache, "chain?"+name, func(ctx context.Context) ([]easyjob.TaskView, error) {
-		return h.client.Chain(ctx, name)
+	chain, err := cached(r.Context(), h.cache, "chain?"+name, func(ctx context.Context) ([]TaskView, error) {
+		return readChain(ctx, h.client, name)
 	})
 	if err != nil {
 		h.readFailed(w, r, name, err)
@@ -81,7 +81,7 @@ func (h *Handler) task(w http.ResponseWriter, r *http.Request) {
 	d.Policies = policies(d.Task.Options)
 	f, key := h.historyFilter(&d, q.Get("before"), s.now())
 	runs, err := cached(r.Context(), h.cache, "history?"+name+"&"+key, func(ctx context.Context) ([]easyjob.ExecutionInfo, error) {
-		return h.client.Runs(ctx, d.Task.ID, f)
+		return readRuns(ctx, h.client, d.Task.ID, f)
 	})
 	if err != nil {
 		h.unavailable(w, r, err)
@@ -122,7 +122,7 @@ func (h *Handler) historyFilter(d *taskData, before string, now time.Time) (easy
 
 // chainTree nests the chain (root first, parents before children) and
 // marks the task the page is about.
-func chainTree(chain []easyjob.TaskView, current string, s snapshot) *treeNode {
+func chainTree(chain []TaskView, current string, s snapshot) *treeNode {
 	byName := map[string]*treeNode{}
 	var root *treeNode
 	for _, t := range chain {

@@ -33,7 +33,7 @@ type tasksData struct {
 
 // taskRow is one task as the list and the task page show it.
 type taskRow struct {
-	easyjob.TaskView
+	TaskView
 	Words string
 	// Next are the fires to come: the row's next fire, then the cron's.
 	Next  []time.Time
@@ -56,7 +56,7 @@ func (h *Handler) tasks(w http.ResponseWriter, r *http.Request) {
 	}
 	query := taskQuery(d.Search, d.Show, d.Page)
 	p, err := cached(r.Context(), h.cache, "tasks?"+listQuery(d.Search, d.Show, d.Page),
-		func(ctx context.Context) (easyjob.TaskPage, error) { return h.client.TaskPage(ctx, query) })
+		func(ctx context.Context) (TaskPage, error) { return readTaskPage(ctx, h.client, query) })
 	if err != nil {
 		h.unavailable(w, r, err)
 		return
@@ -79,8 +79,8 @@ func validFilter(show string) bool {
 }
 
 // taskQuery is the client query of a list page.
-func taskQuery(search, show string, page int) easyjob.TaskQuery {
-	q := easyjob.TaskQuery{Search: search, Offset: (page - 1) * pageSize, Limit: pageSize}
+func taskQuery(search, show string, page int) repository.TaskQuery {
+	q := repository.TaskQuery{Search: search, Offset: (page - 1) * pageSize, Limit: pageSize}
 	switch show {
 	case "pending", "doing", "finished":
 		q.Status = repository.TaskStatus(show)
@@ -111,7 +111,7 @@ func listQuery(search, show string, page int) string {
 
 // newTaskRow adds to t what the pages show: its cron in words, up to
 // extra fires after its next one, its owner's name.
-func newTaskRow(t easyjob.TaskView, s snapshot, extra int) taskRow {
+func newTaskRow(t TaskView, s snapshot, extra int) taskRow {
 	row := taskRow{TaskView: t, Words: describeCron(t.Cron, t.Timezone)}
 	if t.NodeID != 0 {
 		row.Owner = s.nodeName(t.NodeID)

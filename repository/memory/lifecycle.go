@@ -62,7 +62,7 @@ func (s *Store) Groups(ctx context.Context) ([]string, error) {
 // RemoveTask removes the task and its descendants: tombstones (status
 // removed, claim cleared, version+1) for those with executions when
 // o.KeepHistory, deleted with their executions otherwise.
-func (s *Store) RemoveTask(ctx context.Context, group, name string, o repository.RemoveOptions) ([]repository.Task, error) {
+func (s *Store) RemoveTask(ctx context.Context, group, name string, o repository.Removal) ([]repository.Task, error) {
 	if err := s.begin(ctx); err != nil {
 		return nil, err
 	}

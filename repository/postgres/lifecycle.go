@@ -67,7 +67,7 @@ UNION SELECT group_name FROM easyjob_nodes ORDER BY 1`)
 // serialised with UpsertTasks of the group (the same advisory lock), so a
 // registration is either seen before (it cleared stale_since) or comes
 // after (it inserts the name anew).
-func (s *Store) RemoveTask(ctx context.Context, group, name string, o repository.RemoveOptions) ([]repository.Task, error) {
+func (s *Store) RemoveTask(ctx context.Context, group, name string, o repository.Removal) ([]repository.Task, error) {
 	var out []repository.Task
 	err := s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		var err error
@@ -80,7 +80,7 @@ func (s *Store) RemoveTask(ctx context.Context, group, name string, o repository
 	return out, err
 }
 
-func removeTx(ctx context.Context, tx bun.Tx, group, name string, o repository.RemoveOptions) ([]repository.Task, error) {
+func removeTx(ctx context.Context, tx bun.Tx, group, name string, o repository.Removal) ([]repository.Task, error) {
 	if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(?::int, hashtext(?))`, upsertLockClass, group); err != nil {
 		return nil, err
 	}

@@ -69,7 +69,7 @@ SELECT id, 7, now(), 'succeeded', now() FROM easyjob_tasks WHERE name = 'five'`)
 	}
 
 	// A tombstone cannot be expressed below 0005: down drops it with its history.
-	if _, err := s.RemoveTask(ctx, "g", "five", repository.RemoveOptions{KeepHistory: true}); err != nil {
+	if _, err := s.RemoveTask(ctx, "g", "five", repository.Removal{KeepHistory: true}); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.MigrateDown(ctx, postgres.LatestSchemaVersion()-4); err != nil {

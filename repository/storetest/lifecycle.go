@@ -39,7 +39,7 @@ func (e *env) override(name, cron string, next time.Time) repository.Task {
 	return t
 }
 
-func (e *env) remove(name string, o repository.RemoveOptions) []repository.Task {
+func (e *env) remove(name string, o repository.Removal) []repository.Task {
 	e.t.Helper()
 	ts, err := e.s.RemoveTask(e.ctx, e.g, name, o)
 	if err != nil {
@@ -206,7 +206,7 @@ func testRemoveDrops(e *env) {
 	node := e.node("n")
 	root := e.claim(node.ID, e.task("root"))[0]
 	e.runOnce(root, repository.ExecSucceeded)
-	got := e.remove("root", repository.RemoveOptions{})
+	got := e.remove("root", repository.Removal{})
 	if names := taskNames(got); !slices.Equal(names, []string{"root", "kid", "grandkid"}) {
 		e.t.Fatalf("removed %v, want root, kid, grandkid", names)
 	}
@@ -235,7 +235,7 @@ func testRemoveKeepsHistory(e *env) {
 	if _, err := e.s.Pause(e.ctx, e.g, "root"); err != nil {
 		e.t.Fatal(err)
 	}
-	got := e.remove("root", repository.RemoveOptions{KeepHistory: true})
+	got := e.remove("root", repository.Removal{KeepHistory: true})
 	if len(got) != 2 || got[0].Status != repository.TaskRemoved || got[0].NodeID != 0 || got[0].Paused {
 		e.t.Fatalf("removed rows %+v: want root as a tombstone first", got)
 	}
@@ -258,7 +258,7 @@ func testRemoveKeepsHistory(e *env) {
 	if ids, _ := e.due(time.Hour, 0, "root"); len(ids) != 0 {
 		e.t.Errorf("a removed task is due: %v", ids)
 	}
-	if _, err := e.s.RemoveTask(e.ctx, e.g, "root", repository.RemoveOptions{}); !errors.Is(err, repository.ErrTaskNotFound) {
+	if _, err := e.s.RemoveTask(e.ctx, e.g, "root", repository.Removal{}); !errors.Is(err, repository.ErrTaskNotFound) {
 		e.t.Errorf("removing a tombstone: %v, want ErrTaskNotFound", err)
 	}
 	// Registered again: the same row, revived as new, its history kept.
@@ -280,7 +280,7 @@ func testRemoveKeepsHistory(e *env) {
 func testRemoveIfStale(e *env) {
 	n := e.now()
 	e.upsert(def("a", n), def("b", n))
-	if got := e.remove("a", repository.RemoveOptions{StaleBefore: e.now()}); len(got) != 0 {
+	if got := e.remove("a", repository.Removal{StaleBefore: e.now()}); len(got) != 0 {
 		e.t.Fatalf("removed a task never marked stale: %+v", got)
 	}
 	marked, err := e.s.MarkStale(e.ctx, e.g, []string{"a", "b"})
@@ -288,23 +288,23 @@ func testRemoveIfStale(e *env) {
 		e.t.Fatal(err)
 	}
 	since := staleOf(marked, "a")
-	if got := e.remove("a", repository.RemoveOptions{StaleBefore: since.Add(-time.Millisecond)}); len(got) != 0 {
+	if got := e.remove("a", repository.Removal{StaleBefore: since.Add(-time.Millisecond)}); len(got) != 0 {
 		e.t.Fatalf("removed a task stale for less than asked: %+v", got)
 	}
 	// A node registers b again (clearing the mark) before the prune acts.
 	e.upsert(def("b", n))
-	if got := e.remove("b", repository.RemoveOptions{StaleBefore: e.now()}); len(got) != 0 {
+	if got := e.remove("b", repository.Removal{StaleBefore: e.now()}); len(got) != 0 {
 		e.t.Fatalf("removed a task registered again: %+v", got)
 	}
 	e.task("b")
-	if got := e.remove("a", repository.RemoveOptions{StaleBefore: since}); len(got) != 1 || got[0].Name != "a" {
+	if got := e.remove("a", repository.Removal{StaleBefore: since}); len(got) != 1 || got[0].Name != "a" {
 		e.t.Fatalf("stale task not removed: %+v", got)
 	}
 	e.gone("pruned", "a")
 }
 
 func testRemoveUnknown(e *env) {
-	_, err := e.s.RemoveTask(e.ctx, e.g, "ghost", repository.RemoveOptions{})
+	_, err := e.s.RemoveTask(e.ctx, e.g, "ghost", repository.Removal{})
 	e.wantErr("RemoveTask(ghost)", err, repository.ErrTaskNotFound, "ghost")
 }
 
@@ -312,7 +312,7 @@ func testRemoveFences(e *env) {
 	node := e.node("n")
 	t := e.claimed("job", node.ID)
 	x := e.start(t)
-	e.remove("job", repository.RemoveOptions{KeepHistory: true})
+	e.remove("job", repository.Removal{KeepHistory: true})
 	r := e.finish(keep(t, x.ID, repository.ExecSucceeded))[0]
 	if !errors.Is(r.Err, repository.ErrClaimLost) {
 		e.t.Fatalf("finish after removal: %v, want ErrClaimLost", r.Err)
@@ -329,7 +329,7 @@ func testPruneTombstones(e *env) {
 	node := e.node("n")
 	t := e.claimed("job", node.ID)
 	e.runOnce(t, repository.ExecSucceeded)
-	e.remove("job", repository.RemoveOptions{KeepHistory: true})
+	e.remove("job", repository.Removal{KeepHistory: true})
 	e.history("job", repository.HistoryFilter{})
 	if _, err := e.s.PruneHistory(e.ctx, e.g, 0, 1); err != nil { // the newest run stays
 		e.t.Fatal(err)
@@ -352,7 +352,7 @@ func testGroups(e *env) {
 	e.nodeIn(e.other(), "n")
 	gone := e.g + "-gone"
 	e.upsertIn(gone, def("x", n))
-	if _, err := e.s.RemoveTask(e.ctx, gone, "x", repository.RemoveOptions{}); err != nil {
+	if _, err := e.s.RemoveTask(e.ctx, gone, "x", repository.Removal{}); err != nil {
 		e.t.Fatal(err)
 	}
 	gs, err := e.s.Groups(e.ctx)

@@ -124,7 +124,7 @@ func testTaskCounts(e *env) {
 	if !reflect.DeepEqual(got, want) || total != 4 {
 		e.t.Errorf("TaskCounts = %+v, want %+v", got, want)
 	}
-	e.remove("d", repository.RemoveOptions{})
+	e.remove("d", repository.Removal{})
 	if c, err := e.s.TaskCounts(e.ctx, e.g, liveFor); err != nil || len(c) != 3 {
 		e.t.Errorf("TaskCounts after removing d = %+v, %v; want 3 buckets", c, err)
 	}
@@ -223,7 +223,7 @@ func testTaskTree(e *env) {
 	n := e.node("n")
 	held := e.claim(n.ID, e.task("lone"))[0]
 	e.runOnce(held, repository.ExecSucceeded)
-	e.remove("lone", repository.RemoveOptions{KeepHistory: true}) // a tombstone with history
+	e.remove("lone", repository.Removal{KeepHistory: true}) // a tombstone with history
 	if _, err := e.s.TaskTree(e.ctx, e.g, "lone", liveFor); !errors.Is(err, repository.ErrTaskNotFound) {
 		e.t.Errorf("TaskTree(removed) = %v, want ErrTaskNotFound", err)
 	}

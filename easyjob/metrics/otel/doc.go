@@ -2,7 +2,7 @@
 // the OpenTelemetry API, for services that export with OpenTelemetry
 // instead of a Prometheus scrape (easyjob/metrics/prom).
 //
-// New returns an easyjob.RunObserver on the tracer and meter providers
+// New returns an observe.RunObserver on the tracer and meter providers
 // given (WithTracerProvider, WithMeterProvider; default the global ones);
 // set it as Config.Observer of every Scheduler of the process. Close
 // unregisters its gauge callback.

@@ -16,6 +16,7 @@ import (
 
 	"github.com/easyjob-go/easyjob/easyjob"
 	"github.com/easyjob-go/easyjob/easyjob/metrics/internal/core"
+	"github.com/easyjob-go/easyjob/easyjob/observe"
 	"github.com/easyjob-go/easyjob/repository"
 )
 
@@ -76,7 +77,7 @@ func WithNodesTimeout(d time.Duration) Option {
 	return func(o *options) { o.timeout = d }
 }
 
-// Observer is an easyjob.RunObserver that traces every run and records
+// Observer is an observe.RunObserver that traces every run and records
 // the easyjob metrics through the OpenTelemetry metric API. Create it
 // with New and give it to every Scheduler of the process
 // (Config.Observer); Close unregisters its gauge callback.
@@ -273,11 +274,11 @@ func (o *Observer) Close() error {
 	return o.reg.Unregister()
 }
 
-// Observe implements easyjob.Observer.
-func (o *Observer) Observe(e easyjob.Event) {
+// Observe implements observe.Observer.
+func (o *Observer) Observe(e observe.Event) {
 	ctx := context.Background()
 	switch e.Kind {
-	case easyjob.EventFire:
+	case observe.EventFire:
 		t := o.tasks.Get(e.Group, e.Task)
 		if i := core.TriggerIndex(e.Trigger); i >= 0 {
 			o.fires.Add(ctx, 1, t.fires[i]...)
@@ -289,7 +290,7 @@ func (o *Observer) Observe(e easyjob.Event) {
 			t.cron.Store(&c)
 		}
 		o.lag.Record(ctx, e.Lag.Seconds(), o.groups.Get(e.Group, "").record...)
-	case easyjob.EventRunEnd:
+	case observe.EventRunEnd:
 		t := o.tasks.Get(e.Group, e.Task)
 		if i := core.StatusIndex(e.Status); i >= 0 {
 			o.runs.Add(ctx, 1, t.runs[i]...)
@@ -300,35 +301,35 @@ func (o *Observer) Observe(e easyjob.Event) {
 		if e.Status == repository.ExecSucceeded {
 			t.lastSuccess.Store(math.Float64bits(float64(e.At.UnixNano()) / 1e9))
 		}
-	case easyjob.EventClaim:
+	case observe.EventClaim:
 		g := o.groups.Get(e.Group, "")
 		o.claims.Add(ctx, int64(e.Count), g.won...)
 		o.claims.Add(ctx, int64(e.Lost), g.lost...)
 		o.claims.Add(ctx, int64(e.Stolen), g.stolen...)
-	case easyjob.EventRecovery:
+	case observe.EventRecovery:
 		g := o.groups.Get(e.Group, "")
 		o.recoveries.Add(ctx, int64(max(e.Count, 1)), g.group...)
 		o.recoveryDelay.Record(ctx, e.Lag.Seconds(), g.record...)
-	case easyjob.EventMisfire:
+	case observe.EventMisfire:
 		o.misfires.Add(ctx, 1, metric.WithAttributes(attribute.String("group", e.Group), attribute.String("task", e.Task), attribute.String("policy", string(e.Misfire))))
-	case easyjob.EventHandover:
+	case observe.EventHandover:
 		o.handovers.Add(ctx, 1, o.groups.Get(e.Group, "").group...)
-	case easyjob.EventHeartbeatFailed:
+	case observe.EventHeartbeatFailed:
 		o.hbFailures.Add(ctx, 1, o.groups.Get(e.Group, "").group...)
-	case easyjob.EventGauges:
+	case observe.EventGauges:
 		o.gauges.Set(e)
-	case easyjob.EventStoreOp:
+	case observe.EventStoreOp:
 		o.storeOps.Record(ctx, e.Duration.Seconds(), *o.ops.Get(e.Group, e.Op)...)
 	}
 }
 
-// StartRun implements easyjob.RunObserver: one span per run, named after
+// StartRun implements observe.RunObserver: one span per run, named after
 // the task, following the FaaS conventions for timer triggers
 // (faas.trigger=timer, faas.cron, faas.time = the scheduled time). A
 // root run starts a new trace (Run's context may carry a span of its
 // own, which would otherwise parent every run); a chain child's span is
 // a child of its parent's run.
-func (o *Observer) StartRun(ctx context.Context, r easyjob.RunInfo) (context.Context, func(easyjob.RunResult)) {
+func (o *Observer) StartRun(ctx context.Context, r observe.RunInfo) (context.Context, func(observe.RunResult)) {
 	attrs := []attribute.KeyValue{
 		semconv.FaaSTriggerTimer,
 		semconv.FaaSTime(r.Scheduled.UTC().Format(time.RFC3339Nano)),
@@ -345,13 +346,13 @@ func (o *Observer) StartRun(ctx context.Context, r easyjob.RunInfo) (context.Con
 		attrs = append(attrs, KeyMisfire.String(string(r.Misfire)))
 	}
 	opts := []trace.SpanStartOption{trace.WithAttributes(attrs...)}
-	if r.Trigger == easyjob.TriggerChain {
+	if r.Trigger == observe.TriggerChain {
 		opts = append(opts, trace.WithSpanKind(trace.SpanKindInternal))
 	} else {
 		opts = append(opts, trace.WithSpanKind(trace.SpanKindServer), trace.WithNewRoot())
 	}
 	ctx, span := o.tracer.Start(ctx, r.Task, opts...)
-	return ctx, func(res easyjob.RunResult) {
+	return ctx, func(res observe.RunResult) {
 		span.SetAttributes(KeyStatus.String(string(res.Status)))
 		if res.Status != repository.ExecSucceeded && res.Status != repository.ExecSkipped {
 			span.SetAttributes(semconv.ErrorTypeKey.String(string(res.Status)))
@@ -366,4 +367,4 @@ func (o *Observer) StartRun(ctx context.Context, r easyjob.RunInfo) (context.Con
 	}
 }
 
-var _ easyjob.RunObserver = (*Observer)(nil)
+var _ observe.RunObserver = (*Observer)(nil)

@@ -17,6 +17,7 @@ import (
 	"github.com/easyjob-go/easyjob/easyjob"
 	mt "github.com/easyjob-go/easyjob/easyjob/metrics/internal/metricstest"
 	"github.com/easyjob-go/easyjob/easyjob/metrics/otel"
+	"github.com/easyjob-go/easyjob/easyjob/observe"
 	"github.com/easyjob-go/easyjob/repository/postgres/pgtest"
 )
 
@@ -254,10 +255,10 @@ func TestNewDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, end := o.StartRun(t.Context(), easyjob.RunInfo{Task: "t", Trigger: easyjob.TriggerCron, Scheduled: time.Now()})
-	o.Observe(easyjob.Event{Kind: easyjob.EventFire, Group: "g", Task: "t", Trigger: "unknown"})
-	o.Observe(easyjob.Event{Kind: easyjob.EventRunEnd, Group: "g", Task: "t", Status: "skipped"})
-	end(easyjob.RunResult{Status: "failed"})
+	ctx, end := o.StartRun(t.Context(), observe.RunInfo{Task: "t", Trigger: observe.TriggerCron, Scheduled: time.Now()})
+	o.Observe(observe.Event{Kind: observe.EventFire, Group: "g", Task: "t", Trigger: "unknown"})
+	o.Observe(observe.Event{Kind: observe.EventRunEnd, Group: "g", Task: "t", Status: "skipped"})
+	end(observe.RunResult{Status: "failed"})
 	if ctx == nil {
 		t.Fatal("nil context")
 	}

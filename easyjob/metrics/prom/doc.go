@@ -1,7 +1,7 @@
 // Package prom exports what easyjob nodes do as Prometheus metrics.
 //
 // New registers the metrics on a registry of yours and returns an
-// easyjob.Observer; set it as Config.Observer of every Scheduler of the
+// observe.Observer; set it as Config.Observer of every Scheduler of the
 // process (one Observer per registry: a second New on the same registry
 // fails with an error wrapping prometheus.AlreadyRegisteredError; a nil
 // registry fails with ErrNilRegisterer). Observing costs a few atomic

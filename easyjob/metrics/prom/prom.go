@@ -12,6 +12,7 @@ import (
 
 	"github.com/easyjob-go/easyjob/easyjob"
 	"github.com/easyjob-go/easyjob/easyjob/metrics/internal/core"
+	"github.com/easyjob-go/easyjob/easyjob/observe"
 	"github.com/easyjob-go/easyjob/repository"
 )
 
@@ -44,7 +45,7 @@ func WithScrapeTimeout(d time.Duration) Option {
 	return func(o *options) { o.timeout = d }
 }
 
-// Observer is an easyjob.Observer that keeps Prometheus metrics. Create
+// Observer is an observe.Observer that keeps Prometheus metrics. Create
 // one per registry with New and give it to every Scheduler of the
 // process (Config.Observer): series are labelled by group and task.
 type Observer struct {
@@ -177,11 +178,11 @@ func newObserver(opts []Option) *Observer {
 	return o
 }
 
-// Observe implements easyjob.Observer. It allocates nothing once a task,
+// Observe implements observe.Observer. It allocates nothing once a task,
 // group and store method have been seen.
-func (o *Observer) Observe(e easyjob.Event) {
+func (o *Observer) Observe(e observe.Event) {
 	switch e.Kind {
-	case easyjob.EventFire:
+	case observe.EventFire:
 		t := o.tasks.Get(e.Group, e.Task)
 		if i := core.TriggerIndex(e.Trigger); i >= 0 {
 			resolve(&t.fires[i], o.fires, e.Group, e.Task, string(e.Trigger)).Inc()
@@ -193,7 +194,7 @@ func (o *Observer) Observe(e easyjob.Event) {
 			t.cron.Store(&c)
 		}
 		o.groups.Get(e.Group, "").lag.Observe(e.Lag.Seconds())
-	case easyjob.EventRunEnd:
+	case observe.EventRunEnd:
 		t := o.tasks.Get(e.Group, e.Task)
 		if i := core.StatusIndex(e.Status); i >= 0 {
 			resolve(&t.runs[i], o.runs, e.Group, e.Task, string(e.Status)).Inc()
@@ -204,24 +205,24 @@ func (o *Observer) Observe(e easyjob.Event) {
 		if e.Status == repository.ExecSucceeded {
 			resolve(&t.lastSuccess, o.lastSuccess, e.Group, e.Task).Set(float64(e.At.UnixNano()) / 1e9)
 		}
-	case easyjob.EventClaim:
+	case observe.EventClaim:
 		g := o.groups.Get(e.Group, "")
 		g.won.Add(float64(e.Count))
 		g.lost.Add(float64(e.Lost))
 		g.stolen.Add(float64(e.Stolen))
-	case easyjob.EventRecovery:
+	case observe.EventRecovery:
 		g := o.groups.Get(e.Group, "")
 		g.recoveries.Add(float64(max(e.Count, 1)))
 		g.recoveryDelay.Observe(e.Lag.Seconds())
-	case easyjob.EventMisfire:
+	case observe.EventMisfire:
 		o.misfires.WithLabelValues(e.Group, e.Task, string(e.Misfire)).Inc()
-	case easyjob.EventHandover:
+	case observe.EventHandover:
 		o.groups.Get(e.Group, "").handovers.Inc()
-	case easyjob.EventHeartbeatFailed:
+	case observe.EventHeartbeatFailed:
 		o.groups.Get(e.Group, "").hbFailures.Inc()
-	case easyjob.EventGauges:
+	case observe.EventGauges:
 		o.gauges.Set(e)
-	case easyjob.EventStoreOp:
+	case observe.EventStoreOp:
 		(*o.ops.Get(e.Group, e.Op)).Observe(e.Duration.Seconds())
 	}
 }
@@ -296,6 +297,6 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 }
 
 var (
-	_ easyjob.Observer     = (*Observer)(nil)
+	_ observe.Observer     = (*Observer)(nil)
 	_ prometheus.Collector = collector{}
 )

@@ -17,6 +17,7 @@ import (
 	"github.com/easyjob-go/easyjob/easyjob"
 	mt "github.com/easyjob-go/easyjob/easyjob/metrics/internal/metricstest"
 	"github.com/easyjob-go/easyjob/easyjob/metrics/prom"
+	"github.com/easyjob-go/easyjob/easyjob/observe"
 	"github.com/easyjob-go/easyjob/repository/postgres/pgtest"
 )
 
@@ -280,11 +281,11 @@ func TestObserveAllocs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	events := []easyjob.Event{
-		{Kind: easyjob.EventFire, Group: "g", Task: "t", Cron: "* * * * * *", Trigger: easyjob.TriggerCron, Lag: time.Millisecond},
-		{Kind: easyjob.EventRunEnd, Group: "g", Task: "t", Status: "succeeded", Duration: time.Millisecond, At: time.Now()},
-		{Kind: easyjob.EventClaim, Group: "g", Count: 2, Lost: 1},
-		{Kind: easyjob.EventStoreOp, Group: "g", Op: "Claim", Duration: time.Millisecond},
+	events := []observe.Event{
+		{Kind: observe.EventFire, Group: "g", Task: "t", Cron: "* * * * * *", Trigger: observe.TriggerCron, Lag: time.Millisecond},
+		{Kind: observe.EventRunEnd, Group: "g", Task: "t", Status: "succeeded", Duration: time.Millisecond, At: time.Now()},
+		{Kind: observe.EventClaim, Group: "g", Count: 2, Lost: 1},
+		{Kind: observe.EventStoreOp, Group: "g", Op: "Claim", Duration: time.Millisecond},
 	}
 	for _, e := range events {
 		o.Observe(e)
@@ -316,8 +317,8 @@ func BenchmarkObserveFire(b *testing.B) {
 		for pb.Next() {
 			task := tasks[i%len(tasks)]
 			i++
-			o.Observe(easyjob.Event{Kind: easyjob.EventFire, Group: "g", Task: task, Cron: "* * * * * *", Trigger: easyjob.TriggerCron, Lag: 3 * time.Millisecond})
-			o.Observe(easyjob.Event{Kind: easyjob.EventRunEnd, Group: "g", Task: task, Status: "succeeded", Duration: time.Millisecond, At: now})
+			o.Observe(observe.Event{Kind: observe.EventFire, Group: "g", Task: task, Cron: "* * * * * *", Trigger: observe.TriggerCron, Lag: 3 * time.Millisecond})
+			o.Observe(observe.Event{Kind: observe.EventRunEnd, Group: "g", Task: task, Status: "succeeded", Duration: time.Millisecond, At: now})
 		}
 	})
 }

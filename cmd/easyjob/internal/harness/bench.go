@@ -49,6 +49,7 @@ type benchCmd struct {
 	keep     bool
 	findCap  bool
 	capacity capacityOpts
+	pgbench  pgbenchOpts
 }
 
 // Bench is the bench command: it runs N nodes with K tasks on a scratch
@@ -74,8 +75,9 @@ func (b *benchCmd) flagSet() *flag.FlagSet {
 	fs.BoolVar(&b.keep, "keep", false, "keep the ledger directory (processes)")
 	fs.DurationVar(&o.stagger, "stagger", 0, "start node processes this far apart (with --procs)")
 	fs.BoolVar(&o.fromStart, "from-start", false, "measure from the second after the first fire: start-up and every join included (default: from 3 s in)")
-	fs.BoolVar(&b.findCap, "find-capacity", false, "raise K until p99 lag passes --lag-bound or a fire is missed; report the largest K held")
+	fs.BoolVar(&b.findCap, "find-capacity", false, "raise K until p99 lag passes --lag-bound or a fire is missed (no ceiling but --capacity-max), bisect, report the largest K held and its share of the pgbench write-pattern limit")
 	b.capacity.addFlags(fs)
+	b.pgbench.addFlags(fs)
 	return fs
 }
 
@@ -93,13 +95,29 @@ func (b *benchCmd) check(fs *flag.FlagSet) error {
 	if o.params.GOMAXPROCS != 0 && (!o.procs || o.params.GOMAXPROCS < 0) {
 		return errors.New("--gomaxprocs needs --procs (in-process nodes share this process's) and a value >= 1")
 	}
-	return nil
+	if b.findCap && b.pgbench.only {
+		return errors.New("--find-capacity and --pgbench-only exclude each other (--find-capacity measures the pgbench limit too)")
+	}
+	if b.findCap {
+		if err := b.capacity.check(); err != nil {
+			return err
+		}
+	}
+	return b.pgbench.check()
 }
 
-// run runs the trial and the idle trial (or the capacity search) and
-// prints the result.
+// run runs the trial and the idle trial (or the capacity search and the
+// pgbench write-pattern limit, or that limit alone) and prints the result.
 func (b *benchCmd) run(ctx context.Context) error {
 	o := b.trial
+	if b.pgbench.only {
+		wl, err := measureWriteLimit(ctx, o.admin, b.pgbench, 0, o.quiet)
+		if err != nil {
+			return fmt.Errorf("pgbench write-pattern limit: %w", err)
+		}
+		b.output.write(wl, wl.print)
+		return nil
+	}
 	if o.procs {
 		dir, err := os.MkdirTemp("", "easyjob-bench-")
 		if err != nil {
@@ -116,6 +134,9 @@ func (b *benchCmd) run(ctx context.Context) error {
 		res, err := findCapacity(ctx, o, b.capacity)
 		if err != nil {
 			return err
+		}
+		if b.pgbench.withCapacity {
+			res.addWriteLimit(measureWriteLimit(ctx, o.admin, b.pgbench, res.BestTasks, o.quiet))
 		}
 		b.output.write(res, res.print)
 		return nil

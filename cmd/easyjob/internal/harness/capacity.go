@@ -2,6 +2,7 @@ package harness
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -13,7 +14,7 @@ import (
 type capacityOpts struct {
 	bound time.Duration // p99 start lag bound
 	start int           // first K
-	max   int           // largest K tried
+	max   int           // largest K tried; 0 = until a trial fails (safetyMaxTasks at most)
 	trial time.Duration // duration of each trial
 	steps int           // bisection steps after the first failure
 }
@@ -21,9 +22,20 @@ type capacityOpts struct {
 func (c *capacityOpts) addFlags(fs *flag.FlagSet) {
 	fs.DurationVar(&c.bound, "lag-bound", 100*time.Millisecond, "find-capacity: p99 start lag bound")
 	fs.IntVar(&c.start, "capacity-start", 250, "find-capacity: first K")
-	fs.IntVar(&c.max, "capacity-max", 16000, "find-capacity: largest K tried")
+	fs.IntVar(&c.max, "capacity-max", 0, fmt.Sprintf("find-capacity: largest K tried (0 = raise K until a trial fails, %d at most)", safetyMaxTasks))
 	fs.DurationVar(&c.trial, "capacity-trial", 15*time.Second, "find-capacity: duration of each trial")
 	fs.IntVar(&c.steps, "capacity-steps", 3, "find-capacity: bisection steps after the first failure")
+}
+
+// check validates the search's flags.
+func (c *capacityOpts) check() error {
+	if c.start < 1 || c.max < 0 || c.steps < 0 || c.bound <= 0 {
+		return errors.New("need --capacity-start >= 1, --capacity-max >= 0, --capacity-steps >= 0, --lag-bound > 0")
+	}
+	if c.trial <= steadyStart+steadyEndMargin {
+		return errors.New("need --capacity-trial > 5s")
+	}
+	return nil
 }
 
 // capacityTrial is one trial of the search.
@@ -52,7 +64,15 @@ type capacityResult struct {
 	BestTasks      int             `json:"best_tasks"`
 	RatePerTask    float64         `json:"fires_per_sec_per_task"`
 	BestFiresPerSc float64         `json:"best_fires_per_sec"`
-	Ceiling        bool            `json:"hit_capacity_max,omitempty"`
+	FailedTasks    int             `json:"smallest_failed_tasks,omitempty"` // 0: no trial failed
+	Ceiling        bool            `json:"hit_capacity_max,omitempty"`      // every trial held up to the user's --capacity-max
+	SafetyCap      int             `json:"hit_safety_cap,omitempty"`        // every trial held up to safetyMaxTasks
+	// WriteLimit is what the finish write pattern alone sustains on the
+	// server, measured with pgbench after the search (nil: skipped, and
+	// WriteLimitSkipped says why); CapacityShare is BestFiresPerSc over it.
+	WriteLimit        *writeLimit `json:"pgbench_write_limit,omitempty"`
+	WriteLimitSkipped string      `json:"pgbench_write_limit_skipped,omitempty"`
+	CapacityShare     float64     `json:"share_of_pgbench_write_limit,omitempty"`
 }
 
 // judgeTrial says whether trial r held K: every fire of its steady window
@@ -74,10 +94,11 @@ func judgeTrial(r *trialResult, bound time.Duration) (held bool, why string) {
 }
 
 // findCapacity doubles K from c.start until a trial misses a fire, passes
-// the lag bound or duplicates one (or K reaches c.max), then bisects
-// between the last K held and the first that failed.
+// the lag bound or duplicates one, then bisects between the last K held
+// and the first that failed (capacitySearch). There is no ceiling but
+// --capacity-max, when set, and safetyMaxTasks.
 func findCapacity(ctx context.Context, o benchOpts, c capacityOpts) (*capacityResult, error) {
-	bound, maxK, trial, steps := c.bound, c.max, c.trial, c.steps
+	bound, trial := c.bound, c.trial
 	res := &capacityResult{Nodes: o.nodes, Mode: "in-process", Cron: o.params.Cron, LagBoundMS: ms(bound), TrialSeconds: trial.Seconds()}
 	if o.procs {
 		res.Mode = "processes"
@@ -109,40 +130,40 @@ func findCapacity(ctx context.Context, o benchOpts, c capacityOpts) (*capacityRe
 		}
 		return ct.Held, nil
 	}
-	lo, hi := 0, 0
-	for k := c.start; ; k *= 2 {
-		if k > maxK {
-			k = maxK
-		}
-		ok, err := try(k)
-		if err != nil {
-			return res, err
-		}
+	s := newCapacitySearch(c.start, c.max, c.steps)
+	for {
+		k, ok := s.next()
 		if !ok {
-			hi = k
 			break
 		}
-		lo = k
-		if k == maxK {
-			res.Ceiling = true
-			break
-		}
-	}
-	for i := 0; i < steps && hi > 0 && lo > 0 && hi-lo > max(lo/20, 10); i++ {
-		mid := (lo + hi) / 2
-		ok, err := try(mid)
+		held, err := try(k)
 		if err != nil {
 			return res, err
 		}
-		if ok {
-			lo = mid
-		} else {
-			hi = mid
-		}
+		s.record(k, held)
 	}
-	res.BestTasks = lo
-	res.BestFiresPerSc = float64(lo) * res.RatePerTask
+	switch s.capped() {
+	case "capacity-max":
+		res.Ceiling = true
+	case "safety":
+		res.SafetyCap = safetyMaxTasks
+	}
+	res.BestTasks, res.FailedTasks = s.best(), s.failed()
+	res.BestFiresPerSc = float64(res.BestTasks) * res.RatePerTask
 	return res, nil
+}
+
+// addWriteLimit records the pgbench measurement wl (or why it was
+// skipped) and the capacity's share of it.
+func (c *capacityResult) addWriteLimit(wl *writeLimit, skipped error) {
+	if skipped != nil {
+		c.WriteLimitSkipped = skipped.Error()
+		return
+	}
+	c.WriteLimit = wl
+	if wl.FiresPerSec > 0 {
+		c.CapacityShare = c.BestFiresPerSc / wl.FiresPerSec
+	}
 }
 
 func (c *capacityResult) print(w io.Writer) {
@@ -161,9 +182,27 @@ func (c *capacityResult) print(w io.Writer) {
 			fmtPerFire(t.WALBytesPerFire, 0), fmtPerFire(t.StmtMicrosPerFire, 1), held)
 	}
 	tb.write(w, "  ")
-	ceiling := ""
-	if c.Ceiling {
-		ceiling = " (the search ceiling --capacity-max; the real capacity may be higher)"
+	var why string
+	switch {
+	case c.Ceiling:
+		why = " (every trial held up to --capacity-max, the search ceiling you set; the real capacity may be higher)"
+	case c.SafetyCap > 0:
+		why = fmt.Sprintf(" (every trial held up to the safety cap of %d tasks; set --capacity-max to go further)", c.SafetyCap)
+	case c.BestTasks == 0 && len(c.Trials) > 0:
+		why = fmt.Sprintf(" (the first trial, K = %d, failed: lower --capacity-start)", c.Trials[0].Tasks)
+	case c.FailedTasks > 0:
+		why = fmt.Sprintf(" (K = %d failed)", c.FailedTasks)
 	}
-	fmt.Fprintf(w, "\n  largest held: K = %d tasks × %.3g fires/s each = %.0f fires/s%s\n\n", c.BestTasks, c.RatePerTask, c.BestFiresPerSc, ceiling)
+	fmt.Fprintf(w, "\n  largest held: K = %d tasks × %.3g fires/s each = %.0f fires/s%s\n", c.BestTasks, c.RatePerTask, c.BestFiresPerSc, why)
+	switch {
+	case c.WriteLimit != nil && c.WriteLimit.FiresPerSec > 0:
+		fmt.Fprintf(w, "  %.0f fires/s = %.1f %% of the pgbench write-pattern limit %.0f fires/s measured now\n",
+			c.BestFiresPerSc, 100*c.CapacityShare, c.WriteLimit.FiresPerSec)
+		c.WriteLimit.printDetail(w, "    ")
+	case c.WriteLimit != nil:
+		fmt.Fprintf(w, "  pgbench write-pattern limit: no row written (%s)\n", c.WriteLimit.Note)
+	case c.WriteLimitSkipped != "":
+		fmt.Fprintf(w, "  pgbench write-pattern limit: skipped: %s\n", c.WriteLimitSkipped)
+	}
+	fmt.Fprintln(w)
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/easyjob-go/easyjob/repository"
+	"github.com/easyjob-go/easyjob/repository/instrument"
 )
 
 // Store methods counted by countingStore, in reporting order.
@@ -61,15 +62,11 @@ var methodNames = [numMethods]string{
 	"RecentExecutions", "CountFailures", "Listen",
 }
 
-// storeStats is a snapshot of a countingStore (also the stats file of a
-// too. It never adds I/O of its own.
-//
-// The embedded Store only keeps the build green when the interface grows:
-// a method without an explicit (counting) override here is delegated
-// uncounted, and TestCountingStoreCountsEveryMethod fails until it is added.
+// countingStore counts a node's store calls as a hook of the one store
+// wrapper (repository/instrument): calls and errors per method, claims
+// asked and won, start and finish rows, the fenced ones among them, and
+// recoveries. It never adds I/O of its own.
 type countingStore struct {
-	repository.Store
-	inner                    repository.Store
 	calls, errs              [numMethods]atomic.Int64
 	claimAsked, claimWon     atomic.Int64
 	finishRows, fenced, lost atomic.Int64
@@ -78,27 +75,60 @@ type countingStore struct {
 	nodeID                   atomic.Int64
 }
 
-// countingNotifier is a countingStore over a store that also notifies, so
-// wrapping keeps LISTEN/NOTIFY working.
-type countingNotifier struct {
-	*countingStore
-	n repository.Notifier
-}
-
-// Listen implements repository.Notifier.
-func (c *countingNotifier) Listen(ctx context.Context, group string, wake func()) error {
-	c.calls[mListen].Add(1)
-	return c.done(mListen, c.n.Listen(ctx, group, wake))
-}
+// methodIndex is methodNames inverted.
+var methodIndex = func() map[string]int {
+	m := make(map[string]int, numMethods)
+	for i, n := range methodNames {
+		m[n] = i
+	}
+	return m
+}()
 
 // newCountingStore wraps s; the result implements repository.Notifier
 // exactly when s does. The second result reads the counters.
 func newCountingStore(s repository.Store) (repository.Store, *countingStore) {
-	c := &countingStore{Store: s, inner: s}
-	if n, ok := s.(repository.Notifier); ok {
-		return &countingNotifier{countingStore: c, n: n}, c
+	c := &countingStore{}
+	return instrument.Wrap(s, c), c
+}
+
+// Begin implements instrument.Hook.
+func (c *countingStore) Begin(string, time.Time) {}
+
+// End implements instrument.Hook.
+func (c *countingStore) End(call instrument.Call) {
+	m, ok := methodIndex[call.Op]
+	if !ok {
+		return // a method this table does not know: TestCountingStoreCountsEveryMethod names it
 	}
-	return c, c
+	c.calls[m].Add(1)
+	if err := call.Err; err != nil && !errors.Is(err, repository.ErrClaimLost) && !errors.Is(err, context.Canceled) {
+		c.errs[m].Add(1)
+	}
+	switch m {
+	case mRegisterNode:
+		if call.Err == nil {
+			c.nodeID.Store(int64(call.Node))
+		}
+	case mClaim:
+		c.claimAsked.Add(int64(call.Rows))
+		c.claimWon.Add(int64(call.Won))
+	case mStartExecution:
+		if errors.Is(call.Err, repository.ErrClaimLost) {
+			c.lost.Add(1)
+		}
+	case mStartExecutions:
+		if call.Err == nil {
+			c.startRows.Add(int64(call.Rows))
+			c.lost.Add(int64(call.Rows - call.Won))
+		}
+	case mFinish:
+		if call.Err == nil {
+			c.finishRows.Add(int64(call.Rows))
+			c.fenced.Add(int64(call.Rows - call.Won))
+		}
+	case mRecoverAll:
+		c.recovered.Add(int64(call.Won))
+	}
 }
 
 // snapshot reads the counters.
@@ -121,17 +151,3 @@ func (c *countingStore) snapshot() storeStats {
 	s.StartRows = c.startRows.Load()
 	return s
 }
-
-func (c *countingStore) count(m int) { c.calls[m].Add(1) }
-
-func (c *countingStore) done(m int, err error) error {
-	if err != nil && !errors.Is(err, repository.ErrClaimLost) && !errors.Is(err, context.Canceled) {
-		c.errs[m].Add(1)
-	}
-	return err
-}
-
-var (
-	_ repository.Store    = (*countingStore)(nil)
-	_ repository.Notifier = (*countingNotifier)(nil)
-)

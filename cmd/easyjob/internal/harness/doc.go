@@ -8,7 +8,9 @@
 //     node processes (--procs), and reports fires/s, start lag, duplicate
 //     and missed fires, claim conflicts, store round trips per fire, CPU,
 //     peak RSS and the idle cost; --find-capacity searches the largest K
-//     that keeps a p99 start lag bound.
+//     that keeps a p99 start lag bound (raising K until a trial fails),
+//     then measures with pgbench what the finish write pattern alone
+//     sustains on the server, to give the capacity as a share of it.
 //   - Chaos runs node processes and SIGKILLs, SIGSTOPs and restarts them
 //     (and PostgreSQL, with --pg-restart), then reports failover times,
 //     duplicates (allowed re-runs of interrupted fires vs violations), lost

@@ -86,9 +86,6 @@ func (s storeStats) sub(o storeStats) storeStats {
 	return d
 }
 
-// countingStore decorates a repository.Store: every call is delegated and
-// counted per method; claims asked vs won and fenced finishes are counted
-
 // writeStats replaces path atomically with st as JSON.
 func writeStats(path string, st storeStats) error {
 	b, err := json.Marshal(st)

@@ -12,7 +12,7 @@ import (
 
 	"github.com/adhocore/gronx"
 
-	"github.com/easyjob-go/easyjob/easyjob"
+	"github.com/easyjob-go/easyjob/easyjob/observe"
 	"github.com/easyjob-go/easyjob/repository"
 )
 
@@ -30,18 +30,18 @@ var (
 )
 
 // Triggers lists every trigger, indexed by TriggerIndex.
-var Triggers = [...]easyjob.Trigger{easyjob.TriggerCron, easyjob.TriggerRetry, easyjob.TriggerMisfire, easyjob.TriggerChain}
+var Triggers = [...]observe.Trigger{observe.TriggerCron, observe.TriggerRetry, observe.TriggerMisfire, observe.TriggerChain}
 
 // TriggerIndex returns t's index in Triggers, -1 for an unknown one.
-func TriggerIndex(t easyjob.Trigger) int {
+func TriggerIndex(t observe.Trigger) int {
 	switch t {
-	case easyjob.TriggerCron:
+	case observe.TriggerCron:
 		return 0
-	case easyjob.TriggerRetry:
+	case observe.TriggerRetry:
 		return 1
-	case easyjob.TriggerMisfire:
+	case observe.TriggerMisfire:
 		return 2
-	case easyjob.TriggerChain:
+	case observe.TriggerChain:
 		return 3
 	}
 	return -1

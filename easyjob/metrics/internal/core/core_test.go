@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/easyjob-go/easyjob/easyjob"
+	"github.com/easyjob-go/easyjob/easyjob/observe"
 )
 
 func TestInterval(t *testing.T) {
@@ -37,10 +38,10 @@ func TestVersion(t *testing.T) {
 
 func TestGauges(t *testing.T) {
 	var g Gauges
-	g.Set(easyjob.Event{Kind: easyjob.EventGauges, Group: "b", Node: 1, Held: 3, Busy: 1, Live: 2})
-	g.Set(easyjob.Event{Kind: easyjob.EventGauges, Group: "b", Node: 2, Held: 4, Busy: 2, Live: 3})
-	g.Set(easyjob.Event{Kind: easyjob.EventGauges, Group: "a", Node: 3, Held: 1, Busy: 0, Live: 1})
-	g.Set(easyjob.Event{Kind: easyjob.EventGauges, Group: "b", Node: 1, Held: 5, Busy: 1, Live: 2}) // replaces node 1's
+	g.Set(observe.Event{Kind: observe.EventGauges, Group: "b", Node: 1, Held: 3, Busy: 1, Live: 2})
+	g.Set(observe.Event{Kind: observe.EventGauges, Group: "b", Node: 2, Held: 4, Busy: 2, Live: 3})
+	g.Set(observe.Event{Kind: observe.EventGauges, Group: "a", Node: 3, Held: 1, Busy: 0, Live: 1})
+	g.Set(observe.Event{Kind: observe.EventGauges, Group: "b", Node: 1, Held: 5, Busy: 1, Live: 2}) // replaces node 1's
 	got := g.Groups()
 	want := []GroupGauges{{Group: "a", Held: 1, Busy: 0, Live: 1}, {Group: "b", Held: 9, Busy: 3, Live: 3}}
 	if len(got) != len(want) || got[0] != want[0] || got[1] != want[1] {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/easyjob-go/easyjob/easyjob"
+	"github.com/easyjob-go/easyjob/easyjob/observe"
 )
 
 // GaugeTTL is how long a node's last EventGauges counts: after it, the
@@ -29,12 +30,12 @@ type Gauges struct {
 }
 
 type gaugeEntry struct {
-	e  easyjob.Event
+	e  observe.Event
 	at time.Time
 }
 
 // Set records e, an EventGauges.
-func (g *Gauges) Set(e easyjob.Event) {
+func (g *Gauges) Set(e observe.Event) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.nodes == nil {

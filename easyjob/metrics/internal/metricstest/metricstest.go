@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/easyjob-go/easyjob/easyjob"
+	"github.com/easyjob-go/easyjob/easyjob/observe"
 	"github.com/easyjob-go/easyjob/repository"
 	"github.com/easyjob-go/easyjob/repository/postgres"
 )
@@ -162,16 +163,16 @@ func ReadHistory(t *testing.T, c *easyjob.Client, tasks ...string) History {
 }
 
 // TriggerOf derives an execution's trigger as the runtime does.
-func TriggerOf(r easyjob.ExecutionInfo) easyjob.Trigger {
+func TriggerOf(r easyjob.ExecutionInfo) observe.Trigger {
 	switch {
 	case r.ParentExecutionID != 0:
-		return easyjob.TriggerChain
+		return observe.TriggerChain
 	case r.Misfire != "":
-		return easyjob.TriggerMisfire
+		return observe.TriggerMisfire
 	case r.Attempt > 1:
-		return easyjob.TriggerRetry
+		return observe.TriggerRetry
 	}
-	return easyjob.TriggerCron
+	return observe.TriggerCron
 }
 
 // RegisterTasks registers every-second tasks that succeed.

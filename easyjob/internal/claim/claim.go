@@ -1,0 +1,222 @@
+// Package claim holds the claims a node holds: one Claim per fire it is
+// to run, with its life as a state machine (State), and the Set of the
+// claims held, one per task, with the epoch that voids them all after a
+// silence.
+package claim
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/easyjob-go/easyjob/easyjob/internal/schedule"
+	"github.com/easyjob-go/easyjob/easyjob/internal/spec"
+	"github.com/easyjob-go/easyjob/repository"
+)
+
+// ErrStopped reports a write or a wait given up because the node stops.
+var ErrStopped = errors.New("easyjob: node stopping")
+
+// Claim is one claim this node holds in memory, from the claim statement
+// to its finish. Its state (State), whether it is confirmed (successor.go),
+// the outcome of its start record and the cancel of its run are guarded
+// by one lock and change only through its methods.
+type Claim struct {
+	Task    repository.Task // the row as claimed: ID, Version and NodeID are the fence
+	Spec    *spec.Spec
+	LocalAt time.Time // local fire time (database time minus clock offset)
+	Epoch   int64     // Set epoch when claimed: a silence since voids it
+
+	// Set by the boss when it fires the claim (Found), read-only afterwards.
+	FoundAt time.Time                // database time the fire was found due
+	Misfire repository.MisfireAction // "" when on time
+
+	// Bookkeeping of internal/dispatch, under the queue's and the pool's
+	// own locks: the position in the delay queue (-1 when not queued) and
+	// in the pool's running slots.
+	QueueIndex int
+	Slot       int
+
+	pred atomic.Pointer[Claim] // an unconfirmed successor's predecessor; cleared once it settled
+
+	mu       sync.Mutex
+	state    State
+	void     bool               // not confirmed: never fires, writes fenced
+	waitFrom time.Time          // when it began to wait for a worker
+	cancel   context.CancelFunc // set while its job runs
+	record   recordState        // whether a start record is written
+	started  chan struct{}      // closed once the start record's outcome is known
+	exec     repository.Execution
+	startErr error
+	next     *Claim   // the successor this claim's finish confirms, if any
+	waiters  []func() // run once this claim's finish is settled
+}
+
+// recordState says whether a fire's run gets a start record: one is
+// written only for a run still going a while after its fire (the
+// starter's delay), so a short run is written once, by its finish.
+type recordState uint8
+
+const (
+	recordUndecided recordState = iota
+	recordAsked                 // the starter writes it; started closes with its outcome
+	recordNever                 // the finish came first and appends the run
+)
+
+// New returns a Queued claim of row t for spec, firing at local time
+// localAt, taken in epoch.
+func New(t repository.Task, s *spec.Spec, localAt time.Time, epoch int64) *Claim {
+	return &Claim{Task: t, Spec: s, LocalAt: localAt, Epoch: epoch, QueueIndex: -1, started: make(chan struct{})}
+}
+
+// Fence is what every write that depends on this claim carries. A void
+// successor's fence matches no row: its writes are recorded as fenced.
+func (c *Claim) Fence() repository.Claim {
+	f := c.Task.Claim()
+	c.mu.Lock()
+	if c.void {
+		f.Version = voidVersion
+	}
+	c.mu.Unlock()
+	return f
+}
+
+// voidVersion is the version a void claim's writes carry (no row has it).
+const voidVersion = -1
+
+// Void reports that the claim is a successor its predecessor's finish
+// did not confirm.
+func (c *Claim) Void() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.void
+}
+
+// Found records the database time the boss found the fire due, and the
+// misfire action that lateness calls for.
+func (c *Claim) Found(now time.Time) {
+	c.FoundAt = now
+	c.Misfire = schedule.MisfireFor(&c.Spec.Opts, c.Task.NextStartTime, now)
+}
+
+// Wait records that the claim waits for a worker since at.
+func (c *Claim) Wait(at time.Time) {
+	c.mu.Lock()
+	c.waitFrom = at
+	c.mu.Unlock()
+}
+
+// WaitingSince is when the claim began to wait for a worker.
+func (c *Claim) WaitingSince() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.waitFrom
+}
+
+// Run records the cancel of the job's context. When the start already
+// failed, or the claim is void, the job is cancelled at once.
+func (c *Claim) Run(cancel context.CancelFunc) {
+	c.mu.Lock()
+	c.cancel = cancel
+	failed := c.startErr != nil || c.void
+	c.mu.Unlock()
+	if failed {
+		cancel()
+	}
+}
+
+// Stop cancels the job's context if it runs.
+func (c *Claim) Stop() {
+	c.mu.Lock()
+	cancel := c.cancel
+	c.mu.Unlock()
+	if cancel != nil {
+		cancel()
+	}
+}
+
+// SetStarted publishes the outcome of the start record; a failed start
+// cancels the job: the claim is lost or unrecorded, the fire is not ours.
+func (c *Claim) SetStarted(e repository.Execution, err error) {
+	c.mu.Lock()
+	c.exec, c.startErr, c.record = e, err, recordAsked
+	c.mu.Unlock()
+	if err != nil {
+		c.Stop()
+	}
+	close(c.started)
+}
+
+// waitStarted waits for the start record's outcome, or for stop (the
+// starter is gone, so it will never come).
+func (c *Claim) waitStarted(stop <-chan struct{}) (repository.Execution, error) {
+	select {
+	case <-c.started:
+	case <-stop:
+		return repository.Execution{}, ErrStopped
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.exec, c.startErr
+}
+
+// AskRecord reports whether the starter should write the start record
+// now: not when the finish came first.
+func (c *Claim) AskRecord() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.record != recordUndecided {
+		return false
+	}
+	c.record = recordAsked
+	return true
+}
+
+// Slots is where a running claim gives its worker slot back (the
+// dispatch pool).
+type Slots interface{ Done(c *Claim) }
+
+// Recorded is the start record the finish closes. When none was asked
+// yet, none will be: it reports appendRun and the finish writes the run
+// whole (Finish.Run). Otherwise it gives c's slot back to free, if not
+// nil (a job must not hold a worker while it waits on a write), and waits
+// for the record, or for stop.
+func (c *Claim) Recorded(stop <-chan struct{}, free Slots) (e repository.Execution, appendRun bool, err error) {
+	c.mu.Lock()
+	if c.record == recordUndecided {
+		c.record = recordNever
+		c.mu.Unlock()
+		return repository.Execution{}, true, nil
+	}
+	c.mu.Unlock()
+	if free != nil {
+		free.Done(c)
+	}
+	e, err = c.waitStarted(stop)
+	return e, false, err
+}
+
+// RunRecord is the execution a finish appends for this claim's fire.
+func (c *Claim) RunRecord() *repository.Execution {
+	return &repository.Execution{ScheduledAt: c.Task.NextStartTime, Attempt: max(c.Task.Attempt, 1), Misfire: c.Misfire}
+}
+
+// StartFailed reports, without waiting, that the start already failed.
+func (c *Claim) StartFailed() bool {
+	select {
+	case <-c.started:
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		return c.startErr != nil
+	default:
+		return false
+	}
+}
+
+// String names the claim in logs and test failures.
+func (c *Claim) String() string {
+	return fmt.Sprintf("%s@%s v%d (%s)", c.Task.Name, c.Task.NextStartTime.Format(time.RFC3339Nano), c.Task.Version, c.State())
+}

@@ -1,0 +1,237 @@
+package claim
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/easyjob-go/easyjob/easyjob/internal/spec"
+	"github.com/easyjob-go/easyjob/repository"
+)
+
+// path leads a new claim to each state through legal steps.
+var path = map[State][]State{
+	Queued:    nil,
+	Fired:     {Fired},
+	Finishing: {Fired, Finishing},
+	Kept:      {Fired, Finishing, Kept},
+	Released:  {Fired, Finishing, Released},
+	Fenced:    {Fired, Finishing, Fenced},
+	Dropped:   {Dropped},
+}
+
+// want is the table of State's doc comment, written out again: a change
+// of the table must change both.
+var want = map[[2]State]bool{
+	{Queued, Fired}: true, {Queued, Dropped}: true,
+	{Fired, Finishing}: true, {Fired, Dropped}: true,
+	{Finishing, Kept}: true, {Finishing, Released}: true, {Finishing, Fenced}: true, {Finishing, Dropped}: true,
+}
+
+func claimIn(t *testing.T, s State) *Claim {
+	t.Helper()
+	c := New(repository.Task{ID: 1, Version: 1}, &spec.Spec{Name: "t"}, time.Time{}, 0)
+	for _, step := range path[s] {
+		if !c.To(step) {
+			t.Fatalf("reaching %s: step to %s refused from %s", s, step, c.State())
+		}
+	}
+	if c.State() != s {
+		t.Fatalf("claim in %s, want %s", c.State(), s)
+	}
+	return c
+}
+
+// TestEveryTransition drives each pair of states, legal and illegal: a
+// legal step moves the claim, an illegal one leaves it where it was.
+func TestEveryTransition(t *testing.T) {
+	for from := range numStates {
+		for to := range numStates {
+			c := claimIn(t, from)
+			ok := c.To(to)
+			if ok != want[[2]State{from, to}] || ok != Legal(from, to) {
+				t.Errorf("%s -> %s: To = %v, Legal = %v, want %v", from, to, ok, Legal(from, to), want[[2]State{from, to}])
+			}
+			if got := c.State(); ok && got != to || !ok && got != from {
+				t.Errorf("%s -> %s (allowed %v): claim now %s", from, to, ok, got)
+			}
+		}
+	}
+	if Legal(numStates, Queued) || Legal(Queued, numStates) {
+		t.Error("a state out of range is legal")
+	}
+}
+
+func TestFinalStates(t *testing.T) {
+	for s := range numStates {
+		final := s == Kept || s == Released || s == Fenced || s == Dropped
+		if s.Final() != final {
+			t.Errorf("%s.Final() = %v", s, s.Final())
+		}
+		if s.String() == "" {
+			t.Errorf("state %d has no name", s)
+		}
+	}
+}
+
+// TestSettleOnlyFromFinishing: Settle ends a finishing claim in a final
+// state once, runs its waiters then, and refuses every other case.
+func TestSettleOnlyFromFinishing(t *testing.T) {
+	for from := range numStates {
+		for to := range numStates {
+			c := claimIn(t, from)
+			ran := false
+			waited := c.AfterSettle(func() { ran = true })
+			if waited == from.Final() {
+				t.Errorf("%s: AfterSettle waited = %v", from, waited)
+			}
+			ok := c.Settle(to)
+			if want := from == Finishing && to.Final(); ok != want {
+				t.Errorf("Settle(%s) from %s = %v, want %v", to, from, ok, want)
+			}
+			if ok != (ran && waited) && waited {
+				t.Errorf("Settle(%s) from %s: waiter ran = %v, settled = %v", to, from, ran, ok)
+			}
+		}
+	}
+}
+
+// TestFireOnce: a claim fires once; a dropped, void or stale one never.
+func TestFireOnce(t *testing.T) {
+	s := NewSet()
+	c := claimIn(t, Queued)
+	s.Add(c)
+	if fired, not := s.Fire([]*Claim{c}); len(fired) != 1 || len(not) != 0 {
+		t.Fatalf("first fire: fired %v, not %v", fired, not)
+	}
+	if fired, _ := s.Fire([]*Claim{c}); len(fired) != 0 {
+		t.Fatal("a claim fired twice")
+	}
+	dropped := New(repository.Task{ID: 2}, c.Spec, time.Time{}, 0)
+	s.Add(dropped)
+	s.Drop(dropped)
+	void := New(repository.Task{ID: 3}, c.Spec, time.Time{}, 0)
+	s.Add(void)
+	s.VoidClaim(void)
+	stale := New(repository.Task{ID: 4}, c.Spec, time.Time{}, s.Epoch())
+	s.Add(stale)
+	s.VoidAll()
+	for _, x := range []*Claim{dropped, void, stale} {
+		if fired, _ := s.Fire([]*Claim{x}); len(fired) != 0 {
+			t.Errorf("%s fired", x)
+		}
+	}
+	if dropped.State() != Dropped {
+		t.Errorf("a dropped queued claim is %s", dropped.State())
+	}
+}
+
+// TestSuccessorConfirmedOrVoid: a successor fires while its predecessor
+// is held; the predecessor's settle releases its waiters and the link;
+// voiding it fences its writes.
+func TestSuccessorConfirmedOrVoid(t *testing.T) {
+	s := NewSet()
+	c := claimIn(t, Queued)
+	s.Add(c)
+	s.Fire([]*Claim{c})
+	c.To(Finishing)
+	next := c.Successor(repository.Finish{Keep: true, Next: time.Unix(100, 0), NextAttempt: 1}, time.Unix(100, 0), s.Epoch())
+	if next == nil || next.Pred() != c || c.Queued() != next {
+		t.Fatalf("successor %v of %v", next, c)
+	}
+	if next.Task.Version != c.Task.Version+1 || next.Task.Status != repository.TaskDoing {
+		t.Fatalf("successor row %+v", next.Task)
+	}
+	if !s.Valid(next) {
+		t.Fatal("a successor of the held claim may not fire")
+	}
+	if again := next.Successor(repository.Finish{Keep: true}, time.Time{}, s.Epoch()); again != nil {
+		t.Fatal("an unconfirmed successor got a successor of its own")
+	}
+	var waited atomic.Bool
+	next.Pred().AfterSettle(func() { waited.Store(true) })
+	if !s.Renew(c, next, func() bool { return true }) || !c.Settle(Kept) {
+		t.Fatal("renew and settle refused")
+	}
+	if !waited.Load() || next.Pred() != nil {
+		t.Fatal("settle did not run the waiter or keep the link")
+	}
+	if h, _ := s.Held(c.Task.ID); h != next {
+		t.Fatal("the successor is not held")
+	}
+	if fired := s.VoidClaim(next); fired || next.Fence().Version != voidVersion || s.Valid(next) {
+		t.Fatal("a void successor keeps its fence or may fire")
+	}
+}
+
+// TestRunCancelledWhenVoidOrStartFailed: a job starting on a void claim,
+// or after its start record failed, gets a cancelled context.
+func TestRunCancelledWhenVoidOrStartFailed(t *testing.T) {
+	c := claimIn(t, Fired)
+	c.SetStarted(repository.Execution{}, repository.ErrClaimLost)
+	ctx, cancel := context.WithCancel(context.Background())
+	c.Run(cancel)
+	if ctx.Err() == nil || !c.StartFailed() {
+		t.Fatal("a run whose start failed is not cancelled")
+	}
+	if _, appendRun, err := c.Recorded(nil, nil); appendRun || err == nil {
+		t.Fatal("Recorded after a failed start: want its error")
+	}
+	d := claimIn(t, Fired)
+	s := NewSet()
+	s.VoidClaim(d)
+	ctx, cancel = context.WithCancel(context.Background())
+	d.Run(cancel)
+	if ctx.Err() == nil {
+		t.Fatal("a void claim's run is not cancelled")
+	}
+	e := claimIn(t, Fired)
+	if _, appendRun, _ := e.Recorded(nil, nil); !appendRun || e.AskRecord() {
+		t.Fatal("a finish before any start record must append the run, and no record be asked after")
+	}
+}
+
+// TestConcurrentFireDropVoid races the boss's fire, a silence's drop and
+// a settle's void on many claims: each claim ends fired or not, never
+// both, and a fired one is never in Dropped from the drop.
+func TestConcurrentFireDropVoid(t *testing.T) {
+	const n = 2000
+	s := NewSet()
+	sp := &spec.Spec{Name: "t"}
+	cs := make([]*Claim, n)
+	for i := range cs {
+		cs[i] = New(repository.Task{ID: repository.TaskID(i + 1)}, sp, time.Time{}, 0)
+		s.Add(cs[i])
+	}
+	var fired [n]atomic.Bool
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for i := range cs {
+			if f, _ := s.Fire([]*Claim{cs[i]}); len(f) == 1 {
+				fired[i].Store(true)
+			}
+		}
+	})
+	wg.Go(func() {
+		for i := len(cs) - 1; i >= 0; i -= 2 {
+			s.Drop(cs[i])
+		}
+	})
+	wg.Go(func() {
+		for i := 0; i < len(cs); i += 3 {
+			s.VoidClaim(cs[i])
+		}
+	})
+	wg.Wait()
+	for i, c := range cs {
+		st := c.State()
+		switch {
+		case fired[i].Load() && st != Fired && st != Dropped:
+			t.Fatalf("claim %d fired, now %s", i, st)
+		case !fired[i].Load() && st == Fired:
+			t.Fatalf("claim %d in Fired without firing", i)
+		}
+	}
+}

@@ -1,0 +1,258 @@
+package node
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/easyjob-go/easyjob/easyjob/internal/claim"
+	"github.com/easyjob-go/easyjob/easyjob/internal/schedule"
+	"github.com/easyjob-go/easyjob/repository"
+)
+
+// completer groups the finishes of many workers into Finish statements
+// (each row keeps its own fence). A batch goes out as soon as one of
+// maxFinishInFlight statements is free, so a lone finish waits for nobody;
+// while all are busy the next batch grows instead of a queue of round
+// trips, and a slow statement does not hold back the finishes behind it.
+//
+// Submitting never blocks and nobody waits for the write: a worker hands
+// its finish over and is free, and the result is delivered to a callback
+// on the statement's goroutine. The finish itself is built (build) after
+// the burst of jobs it belongs to has started, so the next-fire
+// arithmetic, and the queueing of a kept claim's next fire that goes with
+// it (successor.go), do not take CPU from jobs starting; but it is built
+// as soon as that is over, even when every statement is busy and its
+// batch must wait, so the next fire never waits for a write.
+type completer struct {
+	store repository.RunStore
+	log   zerolog.Logger
+	hold  func() (release func()) // held around a statement and the delivery of its results (the claim gate)
+
+	mu      sync.Mutex
+	queue   []*finishReq
+	built   int           // the first built requests of queue (only run changes it)
+	stopped bool          // run has returned: submissions fail at once
+	ready   chan struct{} // poked when the queue becomes non-empty
+}
+
+// finishJob is one finish handed to the completer: build makes it (after
+// the burst its fire started in), done receives it and its result. One
+// object per fire, not a closure per step: these are allocated in the
+// burst, where a garbage collection they start slows every job starting.
+type finishJob interface {
+	build() repository.Finish
+	done(repository.Finish, repository.FinishResult)
+}
+
+// finishReq is the completer's part of a queued finish. It lives inside
+// the finishJob's own object (one allocation per fire).
+type finishReq struct {
+	job   finishJob
+	quiet time.Time          // not built or written before this local time (see run)
+	f     *repository.Finish // once built: allocated then, not in the burst
+}
+
+// finish returns the request's finish, building it if not yet.
+func (r *finishReq) finish() repository.Finish {
+	if r.f == nil {
+		f := r.job.build()
+		r.f = &f
+	}
+	return *r.f
+}
+
+// maxFinishBatch bounds one Finish statement, maxFinishInFlight the
+// statements one node has in flight. finishQuiet is how long after its
+// fire time a finish is written at the earliest: the jobs of a second
+// start on every node of the group at once, and the statements should
+// not take the CPU they start on (the database often shares their host).
+const (
+	maxFinishBatch    = 500
+	maxFinishInFlight = 4
+	finishQuiet       = 15 * time.Millisecond
+)
+
+// maxWriteRetry caps the backoff of a finish or start write that failed:
+// a kept claim's next fire may run before its finish is written, but the
+// fire after that waits for it, so after an outage fires resume within
+// about this long of the database answering. A few failed attempts a
+// second per node cost little.
+const maxWriteRetry = 500 * time.Millisecond
+
+func newCompleter(store repository.RunStore, log zerolog.Logger, hold func() (release func())) *completer {
+	return &completer{store: store, log: log, hold: hold, ready: make(chan struct{}, 1)}
+}
+
+// submit queues r, the finish that r.job builds, of a fire at local time
+// fired; r.job.done receives it and its result once written, or an error
+// once the completer stopped. done runs on a completer goroutine (or on
+// the caller's, when the completer already stopped) and must not block
+// long: the other results of its statement wait for it.
+func (c *completer) submit(r *finishReq, fired time.Time) {
+	r.quiet = fired.Add(finishQuiet)
+	c.mu.Lock()
+	if c.stopped {
+		c.mu.Unlock()
+		r.job.done(r.finish(), repository.FinishResult{Err: fmt.Errorf("easyjob: finish not written: %w", claim.ErrStopped)})
+		return
+	}
+	c.queue = append(c.queue, r)
+	first := len(c.queue) == 1
+	c.mu.Unlock()
+	if first {
+		select {
+		case c.ready <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// take removes and returns up to limit queued requests, oldest first.
+func (c *completer) take(limit int) []*finishReq {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	k := min(len(c.queue), limit)
+	batch := make([]*finishReq, k)
+	copy(batch, c.queue[:k])
+	clear(c.queue[:k])
+	c.queue = c.queue[k:]
+	c.built = max(c.built-k, 0)
+	if len(c.queue) == 0 {
+		c.queue = nil // let the backing array go after a burst
+	}
+	return batch
+}
+
+// prepare builds the queued requests whose quiet time has passed and that
+// are not built yet. Only run calls it, as it does take, so the requests
+// it builds outside the lock stay queued meanwhile.
+func (c *completer) prepare(now time.Time) {
+	c.mu.Lock()
+	from, to := c.built, c.built
+	for to < len(c.queue) && !c.queue[to].quiet.After(now) {
+		to++
+	}
+	reqs := append([]*finishReq(nil), c.queue[from:to]...)
+	c.mu.Unlock()
+	for _, r := range reqs {
+		r.finish()
+	}
+	c.mu.Lock()
+	c.built = to
+	c.mu.Unlock()
+}
+
+// oldestQuiet returns the quiet time of the oldest queued request, and
+// false when none is queued.
+func (c *completer) oldestQuiet() (time.Time, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.queue) == 0 {
+		return time.Time{}, false
+	}
+	return c.queue[0].quiet, true
+}
+
+// run writes batches until ctx is done, waits for those in flight, then
+// fails whatever is still queued or submitted later. A failed statement
+// is retried with backoff: a result is never dropped while the node
+// lives. Before a batch goes out, settle waits (briefly) for the fires
+// queued behind a burst to get a worker, and the batch waits for its
+// oldest finish's quiet time: the statement should not take CPU from jobs
+// still starting, and the batch grows meanwhile. While every statement is
+// busy, the requests that come in are built every finishQuiet, so their
+// next fires are queued without waiting for a free statement.
+func (c *completer) run(ctx context.Context, settle func(context.Context)) {
+	var wg sync.WaitGroup
+	defer c.stop(&wg)
+	slots := make(chan struct{}, maxFinishInFlight)
+	tick := time.NewTimer(time.Hour)
+	defer tick.Stop()
+	for {
+		quiet, ok := c.oldestQuiet()
+		for !ok {
+			select {
+			case <-ctx.Done():
+				return
+			case <-c.ready:
+			}
+			quiet, ok = c.oldestQuiet()
+		}
+		settle(ctx)
+		if wait := time.Until(quiet); wait > 0 && !schedule.Sleep(ctx, wait) {
+			return
+		}
+		c.prepare(time.Now())
+		// A free slot: while none is, requests queue up and make the next
+		// batch, and are built as they come.
+		for free := false; !free; {
+			tick.Reset(finishQuiet)
+			select {
+			case <-ctx.Done():
+				return
+			case slots <- struct{}{}:
+				free = true
+			case <-tick.C:
+				c.prepare(time.Now())
+			}
+			if !tick.Stop() {
+				select {
+				case <-tick.C:
+				default:
+				}
+			}
+		}
+		batch := c.take(maxFinishBatch)
+		wg.Go(func() {
+			defer func() { <-slots }()
+			c.write(ctx, batch)
+		})
+	}
+}
+
+// stop waits for the statements in flight, then fails every request
+// still queued; later submissions fail at once.
+func (c *completer) stop(wg *sync.WaitGroup) {
+	wg.Wait()
+	c.mu.Lock()
+	c.stopped = true
+	left := c.queue
+	c.queue = nil
+	c.mu.Unlock()
+	for _, r := range left {
+		r.job.done(r.finish(), repository.FinishResult{Err: fmt.Errorf("easyjob: finish not written: %w", claim.ErrStopped)})
+	}
+}
+
+// write builds the finishes of batch, writes them in one statement
+// (retried while ctx lives) and delivers each result, all under hold.
+func (c *completer) write(ctx context.Context, batch []*finishReq) {
+	// One hold per statement, not per finish: a reconcile waiting for the
+	// gate would otherwise block this batch halfway through its holds.
+	defer c.hold()()
+	fs := make([]repository.Finish, len(batch))
+	for i, r := range batch {
+		fs[i] = r.finish()
+	}
+	for attempt := 1; ; attempt++ {
+		res, err := c.store.Finish(ctx, fs)
+		if err == nil {
+			for i, r := range batch {
+				r.job.done(fs[i], res[i])
+			}
+			return
+		}
+		wait := schedule.Backoff(attempt, 50*time.Millisecond, maxWriteRetry)
+		c.log.Warn().Err(err).Int("finishes", len(fs)).Dur("retry_in", wait).Msg("easyjob: finish failed")
+		if !schedule.Sleep(ctx, wait) {
+			for i, r := range batch {
+				r.job.done(fs[i], repository.FinishResult{Err: fmt.Errorf("easyjob: finish not written: %w", err)})
+			}
+			return
+		}
+	}
+}

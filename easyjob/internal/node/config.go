@@ -1,0 +1,32 @@
+package node
+
+import (
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/easyjob-go/easyjob/easyjob/observe"
+)
+
+// Config is what a node runs with: the public easyjob.Config after its
+// defaults and checks, as the runtime reads it. Its fields mean what the
+// fields of the same names there document.
+type Config struct {
+	Group, NodeName, Strategy string
+	Weight                    int
+
+	HeartbeatInterval, LiveAfter, DeadAfter time.Duration
+	RecoverInterval, PollInterval           time.Duration
+	FetchWindow, StealAfter                 time.Duration
+	Workers, MaxClaims                      int
+	StartDeadline, ShutdownGrace            time.Duration
+	NodeExpiry                              time.Duration
+
+	HistoryMaxAge   time.Duration
+	HistoryMaxRows  int
+	StaleTaskExpiry time.Duration
+
+	Logger   zerolog.Logger
+	Observer observe.Observer // nil: nothing observes
+	Hooks    *Hooks           // nil but in tests
+}

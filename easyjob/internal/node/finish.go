@@ -1,0 +1,248 @@
+package node
+
+import (
+	"errors"
+	"time"
+
+	"github.com/easyjob-go/easyjob/easyjob/internal/claim"
+	"github.com/easyjob-go/easyjob/easyjob/internal/schedule"
+	"github.com/easyjob-go/easyjob/easyjob/observe"
+	"github.com/easyjob-go/easyjob/repository"
+)
+
+// maxRetryBackoff caps the exponential retry backoff.
+const maxRetryBackoff = 10 * time.Minute
+
+// outcome is the finish of a root fire: the next fire as planned, a retry
+// when the run failed and retries are left, and whether the claim is kept
+// for the next fire or handed to a peer.
+func (n *Node) outcome(c *claim.Claim, execID int64, status repository.ExecStatus, runErr error, next schedule.Plan) repository.Finish {
+	f := repository.Finish{
+		Claim: c.Fence(), ExecutionID: execID, Status: status, Error: errText(runErr),
+		Next: next.Next, NextAttempt: 1, Done: next.Done, Cron: c.Task.Cron,
+	}
+	attempt := max(c.Task.Attempt, 1)
+	switch {
+	case status != repository.ExecSucceeded && status != repository.ExecSkipped && c.Task.Attempt <= c.Spec.Opts.MaxRetries:
+		// A retry is a pending fire any node may claim, so the claim is not kept.
+		f.Next = n.dbNow().Add(schedule.Backoff(attempt, c.Spec.Opts.RetryBackoff, maxRetryBackoff))
+		f.NextAttempt, f.Done, f.Handoff = attempt+1, false, true
+	case !n.keepFor(f.Next):
+	case c.Task.Paused:
+		// Claimed while paused (a triggered run): the finish parks the row,
+		// so there is no next fire to keep, nor one to queue before the
+		// write (a successor would start if the write were slow).
+	case n.crowded.Load():
+		// Every claim taken while a due task waits (crowded.go): released,
+		// the task is claimed again in due order, after the overdue ones.
+	case !n.stillMine(c.Task):
+		// The strategy gives the task to a peer now (the live set changed):
+		// the finish itself hands it over, with a wake-up, so the new owner
+		// claims it before its next fire and no extra release is written.
+		f.Handoff = true
+	default:
+		f.Keep = true
+	}
+	return f
+}
+
+// keepFor reports whether a finish may keep the claim for a next fire at
+// next: when that fire falls in the fetch window and the node is healthy.
+func (n *Node) keepFor(next time.Time) bool {
+	return !n.suspect() && !next.IsZero() && next.Sub(n.dbNow()) <= n.cfg.FetchWindow
+}
+
+// stillMine reports whether the strategy gives t to this node on the
+// current live view, and the node is not leaving.
+func (n *Node) stillMine(t repository.Task) bool {
+	return !n.stopping.Load() && n.picker.keeps(t)
+}
+
+// finish writes f, the finish of claim c, and waits until c is settled
+// by the result (settle); for chain children, whose parent's worker reads
+// the written row.
+func (n *Node) finish(c *claim.Claim, f repository.Finish) repository.FinishResult {
+	got := make(chan repository.FinishResult, 1)
+	n.finishLater(c, func() repository.Finish { return f }, func(r repository.FinishResult) { got <- r })
+	return <-got
+}
+
+// finishLater hands the finish of claim c to the completer and returns at
+// once: build makes the finish when the completer builds it (after the
+// burst the fire started in), then settle applies the result, then then
+// (if not nil) receives it. A finish that keeps the claim queues the
+// claim's next fire as it is built (its successor, successor.go), not
+// once it is written. A successor's own finish waits for its
+// predecessor's to settle. Until then the pool counts the finish as work
+// in flight (shutdown waits for it).
+func (n *Node) finishLater(c *claim.Claim, build func() repository.Finish, then func(repository.FinishResult)) {
+	n.later(&laterFinish{n: n, c: c, make: build, then: then})
+}
+
+// finishFired is finishLater for a root fire that ran (or skipped): its
+// finish is the outcome o, built without a closure (execute, in a burst).
+func (n *Node) finishFired(c *claim.Claim, o firedOutcome) {
+	n.later(&laterFinish{n: n, c: c, fired: o})
+}
+
+func (n *Node) later(l *laterFinish) {
+	if !l.c.To(claim.Finishing) {
+		// A bug, not a race: only a fired claim's worker finishes it.
+		n.log.Error().Stringer("claim", l.c).Msg("easyjob: finish of a claim that is not running")
+	}
+	// A claim kept by this finish is void if a silence began since its job
+	// ended (the epoch moved): the node dropped its claims then, and must
+	// not take this one up again even though the fenced write kept it.
+	l.epoch = n.claims.Epoch()
+	l.req.job = l
+	n.pool.Pending() // until l.done
+	// A successor's finish waits for its predecessor's to settle (c is then
+	// held or void).
+	if p := l.c.Pred(); p != nil && p.AfterSettle(l.submit) {
+		return
+	}
+	l.submit()
+}
+
+// laterFinish is a finish handed to the completer (finishLater), with
+// the completer's part of it: one allocation per fire.
+type laterFinish struct {
+	req   finishReq
+	n     *Node
+	c     *claim.Claim
+	make  func() repository.Finish // nil: the finish is fired's outcome
+	fired firedOutcome
+	then  func(repository.FinishResult)
+	epoch int64
+}
+
+// firedOutcome is how a root fire ended, which its finish is built from.
+type firedOutcome struct {
+	execID    int64
+	status    repository.ExecStatus
+	err       error
+	appendRun bool          // no start record: the finish appends the run
+	ran       time.Duration // how long the job ran
+}
+
+func (l *laterFinish) submit() { l.n.completer.submit(&l.req, l.c.LocalAt) }
+
+func (l *laterFinish) build() repository.Finish {
+	var f repository.Finish
+	if l.make != nil {
+		f = l.make()
+	} else {
+		o := l.fired
+		f = l.n.outcome(l.c, o.execID, o.status, o.err, l.n.plan(l.c))
+		if o.appendRun {
+			f.Run, f.Ran = l.c.RunRecord(), o.ran
+		}
+	}
+	f.Claim = l.c.Fence() // void (fenced) when c was not confirmed
+	l.n.speculate(l.c, f)
+	return f
+}
+
+func (l *laterFinish) done(f repository.Finish, res repository.FinishResult) {
+	defer l.n.pool.Finished()
+	l.n.settle(l.c, f, l.epoch, res)
+	if l.then != nil {
+		l.then(res)
+	}
+}
+
+// settle applies the written finish f of claim c: a claim the write kept
+// is held again for its next fire (its successor, when the row is the one
+// predicted; else a claim of the written row, queued now); any other is
+// forgotten, and a successor not confirmed is void. It runs under the
+// claim gate, which the completer holds from before the statement until
+// its results are settled: reconcile must not compare the row with the
+// claim set between the write and the renewal below, or it would release
+// a claim this node still holds.
+func (n *Node) settle(c *claim.Claim, f repository.Finish, epoch int64, res repository.FinishResult) {
+	n.counts.add(time.Now())
+	succ := c.Queued()
+	end := claim.Released
+	// Last: the successor's writes and those of anything else waiting for
+	// this finish go once c is held again or forgotten.
+	defer func() { c.Settle(end) }()
+	switch {
+	case errors.Is(res.Err, repository.ErrClaimLost):
+		// Fenced, or a retry of a finish whose first reply was lost: then
+		// the row may still name this node, which reconcile sorts out.
+		end = claim.Fenced
+		n.dirty.Store(true)
+		n.stats.fenced.Add(1)
+		n.claims.Forget(c)
+		n.log.Warn().Str("task", c.Task.Name).Msg("easyjob: finish fenced: the claim was lost while running; result recorded, not applied")
+	case res.Err != nil:
+		end = claim.Dropped
+		n.dirty.Store(true)
+		n.claims.Forget(c)
+		n.log.Error().Err(res.Err).Str("task", c.Task.Name).Msg("easyjob: finish not written")
+	case res.Task.Status == repository.TaskDoing && res.Task.NodeID == n.id():
+		next := succ
+		if next == nil || !next.Predicts(res.Task) || (!next.HasFired() && next.Epoch != epoch) {
+			next = claim.New(res.Task, c.Spec, n.toLocal(res.Task.NextStartTime), epoch)
+		}
+		// A live view that changed during the write does not undo the keep:
+		// the claim is ours and fires once more here; the next finish hands
+		// it over in its own statement. Releasing it now would cost one
+		// statement per task just when nodes join (a release storm). A
+		// successor that already fired is held whatever happened since
+		// (stopping, a silence): its fire ran, so its finish must be written
+		// like that of any running job, or the row would offer that fire
+		// again.
+		switch {
+		case n.claims.Renew(c, next, func() bool {
+			return next.HasFired() || (n.claims.Epoch() == epoch && !n.stopping.Load())
+		}):
+			end = claim.Kept
+			if next != succ {
+				n.queue.Push(next)
+			} else {
+				succ = nil // confirmed
+			}
+		case n.stopping.Load():
+			// Shutdown releases every row still claimed in one statement
+			// once the jobs are done (releaseHeld).
+		default:
+			n.release(n.bg, "kept after the node dropped its claims", []repository.Claim{res.Task.Claim()})
+		}
+	default:
+		if f.Handoff && res.Task.Status == repository.TaskPending {
+			n.stats.handedOff.Add(1)
+			n.watchHandover(res.Task, c.Spec)
+			n.observe(observe.Event{Kind: observe.EventHandover, Task: c.Spec.Name})
+		}
+		n.claims.Forget(c)
+	}
+	if succ != nil {
+		n.voidSuccessor(succ)
+	}
+	if n.hooks != nil {
+		n.hooks.FireFinished.send(res)
+	}
+}
+
+// speculate queues the successor of c, whose finish f keeps the claim,
+// for its next fire (internal/claim, successor.go): the next fire does
+// not wait for the write. None is queued for a claim from before a
+// silence: it would fire before any write confirmed the row is still
+// this node's.
+func (n *Node) speculate(c *claim.Claim, f repository.Finish) {
+	if next := c.Successor(f, n.toLocal(f.Next), n.claims.Epoch()); next != nil {
+		n.queue.Push(next)
+	}
+}
+
+// voidSuccessor voids x, a successor its predecessor's finish did not
+// confirm; a job it already started is cancelled (its finish is fenced).
+func (n *Node) voidSuccessor(x *claim.Claim) {
+	if n.claims.VoidClaim(x) {
+		x.Stop()
+		n.stats.voided.Add(1)
+		n.log.Warn().Str("task", x.Task.Name).Time("scheduled", x.Task.NextStartTime).
+			Msg("easyjob: a next fire started before its claim was confirmed, and the finish before it did not keep the claim as planned (an operator action during the run, or the claim lost); its job is cancelled and its run recorded as fenced")
+	}
+}

@@ -1,0 +1,30 @@
+package node
+
+import (
+	"context"
+	"time"
+
+	"github.com/easyjob-go/easyjob/easyjob/internal/schedule"
+	"github.com/easyjob-go/easyjob/repository"
+)
+
+// listen wakes the loader on store notifications (a task registered,
+// triggered, resumed or released) so it need not wait for the next poll.
+// Polling stays the fallback: a broken listener is restarted with backoff.
+func (n *Node) listen(ctx context.Context, l repository.Notifier) {
+	for attempt := 1; ; attempt++ {
+		start := time.Now()
+		err := l.Listen(ctx, n.cfg.Group, n.poke)
+		if ctx.Err() != nil {
+			return
+		}
+		if time.Since(start) > time.Minute {
+			attempt = 1
+		}
+		wait := schedule.Backoff(attempt, 200*time.Millisecond, 10*time.Second)
+		n.log.Warn().Err(err).Dur("retry_in", wait).Msg("easyjob: notification listener stopped; polling meanwhile")
+		if !schedule.Sleep(ctx, wait) {
+			return
+		}
+	}
+}

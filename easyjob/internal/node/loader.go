@@ -1,0 +1,147 @@
+package node
+
+import (
+	"context"
+	"time"
+
+	"github.com/easyjob-go/easyjob/easyjob/internal/claim"
+	"github.com/easyjob-go/easyjob/easyjob/observe"
+	"github.com/easyjob-go/easyjob/repository"
+)
+
+// load is one loader pass: read the due root tasks this node has functions
+// for, keep those the strategy gives it, claim them in one statement and
+// queue the ones won.
+func (n *Node) load(ctx context.Context) error {
+	if n.stopping.Load() || n.suspect() {
+		return nil
+	}
+	if len(n.roots) == 0 {
+		return nil
+	}
+	room := n.cfg.MaxClaims - n.claims.Len()
+	if room <= 0 {
+		return n.checkCrowded(ctx)
+	}
+	n.crowded.Store(false)
+	if !n.picker.isLive() {
+		// No heartbeat view yet (or it is stale): read it now.
+		if err := n.refreshLive(ctx); err != nil {
+			return err
+		}
+	}
+	live := n.picker.liveView()
+	// Ask for more rows than room: the strategy keeps about 1/len(live).
+	limit := room * max(1, len(live))
+	sent := time.Now()
+	due, err := n.store.DueTasks(ctx, repository.DueQuery{
+		Group: n.cfg.Group, Names: n.roots, Window: n.cfg.FetchWindow, Limit: limit,
+	})
+	if err != nil {
+		return err
+	}
+	n.offset.observe(sent, time.Now(), due.Now)
+	n.idle.Store(len(due.Tasks) == 0)
+	refs, stolen, rejected := n.pick(live, due, room)
+	if rejected {
+		// Imminent tasks the strategy gives to others: a peer may have just
+		// left (its claims released with a notification). Judge them on a
+		// fresh live view rather than wait for the next heartbeat's.
+		if err := n.refreshLive(ctx); err != nil {
+			return err
+		}
+		refs, stolen, _ = n.pick(n.picker.liveView(), due, room)
+	}
+	return n.claim(ctx, refs, stolen)
+}
+
+// pick keeps the due tasks this node claims (picker.claims): stolen
+// counts those taken past the steal threshold; rejected reports tasks left
+// for others that fire within a poll interval.
+func (n *Node) pick(live []repository.Node, due repository.Due, room int) (refs []repository.TaskRef, stolen int, rejected bool) {
+	view := n.picker.view(live)
+	for _, t := range due.Tasks {
+		if len(refs) == room {
+			break
+		}
+		if ok, stole := n.picker.claims(view, t, due.Now); ok {
+			refs = append(refs, t.Ref())
+			if stole {
+				stolen++
+			}
+			continue
+		}
+		rejected = rejected || t.NextStartTime.Sub(due.Now) < n.cfg.PollInterval
+	}
+	return refs, stolen, rejected
+}
+
+// loadEvery is the loader's wait after a pass. When nothing at all was due
+// within the fetch window, the next pass can wait until just before the
+// window could miss a fire (wake-ups still come at once by notification):
+// an idle node costs a fraction of a query per second.
+func (n *Node) loadEvery() time.Duration {
+	if n.idle.Load() {
+		return max(n.cfg.PollInterval, n.cfg.FetchWindow-n.cfg.PollInterval)
+	}
+	return n.cfg.PollInterval
+}
+
+// claim claims refs (stolen of them past the steal threshold) in one
+// statement and queues what it won.
+func (n *Node) claim(ctx context.Context, refs []repository.TaskRef, stolen int) error {
+	won, err := n.claimRefs(ctx, refs)
+	n.stats.conflicts.Add(int64(len(refs) - len(won)))
+	if err == nil && len(refs) > 0 {
+		n.observe(observe.Event{Kind: observe.EventClaim, Count: len(won), Lost: len(refs) - len(won), Stolen: min(stolen, len(won))})
+	}
+	return err
+}
+
+// claimRefs claims refs in one statement, queues what it won for its fire
+// and returns it.
+func (n *Node) claimRefs(ctx context.Context, refs []repository.TaskRef) ([]repository.Task, error) {
+	if len(refs) == 0 {
+		return nil, nil
+	}
+	defer n.claims.Hold()()
+	// The epoch before the statement: a silence during its round trip (a
+	// frozen process, a partition) may have let peers recover what it won
+	// meanwhile, so such claims are void, never fired.
+	epoch := n.claims.Epoch()
+	won, err := n.store.Claim(ctx, n.id(), refs)
+	if err != nil {
+		n.dirty.Store(true)
+		return nil, err
+	}
+	n.stats.claimed.Add(int64(len(won)))
+	if n.stopping.Load() || n.claims.Epoch() != epoch {
+		n.release(ctx, "claimed while stopping or across a silence", fencesOf(won))
+		return nil, nil
+	}
+	for _, t := range won {
+		spec := n.specs[t.Name]
+		if spec == nil {
+			continue // cannot happen: the loader asks only for names it has; reconcile releases it
+		}
+		c := claim.New(t, spec, n.toLocal(t.NextStartTime), epoch)
+		n.claims.Add(c)
+		n.queue.Push(c)
+	}
+	return won, nil
+}
+
+// refreshLive reads the live nodes into the picker's view, with the task
+// sets of peers it has not seen before.
+func (n *Node) refreshLive(ctx context.Context) error {
+	live, err := n.store.LiveNodes(ctx, n.cfg.Group, n.cfg.LiveAfter)
+	if err != nil {
+		return err
+	}
+	if err := n.picker.learnSets(ctx, live, n.store.TaskSet); err != nil {
+		// Not fatal: a node whose set is unknown counts as able to run anything.
+		n.log.Debug().Err(err).Msg("easyjob: could not read a peer's task set")
+	}
+	n.picker.setLive(live)
+	return nil
+}

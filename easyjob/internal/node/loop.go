@@ -1,0 +1,72 @@
+package node
+
+import (
+	"context"
+	"fmt"
+	"runtime/debug"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/easyjob-go/easyjob/easyjob/internal/schedule"
+)
+
+// loop runs step every interval (or at once when wake fires) until ctx is
+// done. A failing step is logged and retried with exponential backoff
+// capped at the interval (at least 1 s): a loop never dies silently and never spins. A
+// panicking step is logged and treated as a failure.
+func loop(ctx context.Context, log zerolog.Logger, name string, interval time.Duration, wake <-chan struct{}, step func(context.Context) error) {
+	loopEvery(ctx, log, name, func() time.Duration { return interval }, wake, step)
+}
+
+// loopEvery is loop with an interval read after each successful step.
+func loopEvery(ctx context.Context, log zerolog.Logger, name string, every func() time.Duration, wake <-chan struct{}, step func(context.Context) error) {
+	// Retries back off, but never beyond the interval (or 1 s): a heartbeat
+	// that failed must come back within one interval of the database, or
+	// its peers, judging it after an outage, would find it silent.
+	maxBackoff := max(every(), time.Second)
+	failures := 0
+	timer := time.NewTimer(0) // first pass at once
+	defer timer.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-timer.C:
+		case <-wake:
+			if !timer.Stop() {
+				select {
+				case <-timer.C:
+				default:
+				}
+			}
+		}
+		began := time.Now()
+		err := safeStep(ctx, step)
+		// Fixed rate, not fixed delay: a heartbeat whose statements took
+		// 300 ms must still beat once per interval, or its node would drop
+		// out of its peers' live views (LiveAfter is only two intervals).
+		wait := max(every()-time.Since(began), 0)
+		switch {
+		case ctx.Err() != nil:
+			return
+		case err != nil:
+			failures++
+			wait = schedule.Backoff(failures, min(wait, time.Second)/2+time.Millisecond, maxBackoff)
+			log.Warn().Err(err).Str("loop", name).Int("failures", failures).Dur("retry_in", wait).Msg("easyjob: loop step failed")
+		case failures > 0:
+			log.Info().Str("loop", name).Int("failures", failures).Msg("easyjob: loop recovered")
+			failures = 0
+		}
+		timer.Reset(wait)
+	}
+}
+
+func safeStep(ctx context.Context, step func(context.Context) error) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("easyjob: loop step panicked: %v\n%s", r, debug.Stack())
+		}
+	}()
+	return step(ctx)
+}

@@ -1,0 +1,90 @@
+package node
+
+import (
+	"context"
+
+	"github.com/easyjob-go/easyjob/easyjob/observe"
+	"github.com/easyjob-go/easyjob/repository"
+)
+
+// expireEvery: every this many recover passes, node rows dead for longer
+// than NodeExpiry are deleted.
+const expireEvery = 60
+
+// recoverOrphans is one recover pass: find doing tasks whose node is dead
+// or gone; for each, only the next-higher live node after the dead owner
+// (wrapping to the lowest) resets it, with a version check. A node judges
+// only once it has seen the database for DeadAfter (sawDatabaseFor).
+func (n *Node) recoverOrphans(ctx context.Context) error {
+	if n.stopping.Load() || n.suspect() || !n.sawDatabaseFor(n.cfg.DeadAfter) {
+		return nil
+	}
+	n.recoverPasses++
+	if n.recoverPasses%expireEvery == 0 {
+		if k, err := n.store.ExpireNodes(ctx, n.cfg.Group, n.cfg.NodeExpiry); err != nil {
+			return err
+		} else if k > 0 {
+			n.log.Info().Int("nodes", k).Msg("easyjob: expired long-dead node rows")
+		}
+	}
+	orphans, err := n.store.Orphans(ctx, n.cfg.Group, n.cfg.DeadAfter)
+	if n.hooks != nil && err == nil {
+		n.hooks.RecoverScanned.send(len(orphans))
+	}
+	if err != nil || len(orphans) == 0 {
+		return err
+	}
+	live, err := n.store.LiveNodes(ctx, n.cfg.Group, n.cfg.LiveAfter)
+	if err != nil {
+		return err
+	}
+	var rs []repository.Recovery
+	var tasks []repository.Task // rs[i] recovers tasks[i]
+	for _, o := range orphans {
+		if responsible(live, o.DeadNode) != n.id() {
+			continue
+		}
+		r := repository.Recovery{Ref: o.Task.Ref(), DeadNode: o.DeadNode}
+		if spec := n.specs[o.Task.Name]; spec != nil && spec.Opts.Recover == repository.RecoverSkip && o.Task.ParentID == 0 {
+			if next, ok := n.scheduleFor(&o.Task, spec).Next(n.dbNow()); ok {
+				r.Next = next
+			}
+		}
+		rs = append(rs, r)
+		tasks = append(tasks, o.Task)
+	}
+	if len(rs) == 0 {
+		return nil
+	}
+	// One statement for all: a dead node may have held hundreds of tasks.
+	errs, err := n.store.RecoverAll(ctx, rs)
+	if err != nil {
+		return err
+	}
+	recovered := 0
+	for i, e := range errs {
+		if e == nil { // ErrClaimLost: a peer acted first, or the owner came back
+			recovered++
+			n.observe(observe.Event{Kind: observe.EventRecovery, Count: 1, Task: tasks[i].Name, Lag: max(n.dbNow().Sub(tasks[i].NextStartTime), 0)})
+			n.log.Warn().Int64("task", int64(rs[i].Ref.ID)).Int64("dead_node", int64(rs[i].DeadNode)).Msg("easyjob: recovered task of a dead node")
+		}
+	}
+	if recovered > 0 {
+		n.poke()
+	}
+	return nil
+}
+
+// responsible returns the live node with the next id above dead, wrapping
+// to the lowest; 0 when nobody is live.
+func responsible(live []repository.Node, dead repository.NodeID) repository.NodeID {
+	if len(live) == 0 {
+		return 0
+	}
+	for _, nd := range live { // sorted by id
+		if nd.ID > dead {
+			return nd.ID
+		}
+	}
+	return live[0].ID
+}

@@ -1,0 +1,178 @@
+package node
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/easyjob-go/easyjob/easyjob/internal/claim"
+	"github.com/easyjob-go/easyjob/easyjob/internal/dispatch"
+	"github.com/easyjob-go/easyjob/easyjob/internal/schedule"
+	"github.com/easyjob-go/easyjob/easyjob/internal/spec"
+	"github.com/easyjob-go/easyjob/easyjob/observe"
+	"github.com/easyjob-go/easyjob/repository"
+)
+
+// execute runs one fired claim on its own goroutine, top to bottom: check
+// the fence, call the job, run its children, free the worker slot, then
+// hand over the finish, one fenced write that may keep the claim for the
+// next fire, without waiting for it.
+//
+// The worker frees the slot when execute returns, and then runs the next
+// waiting fire itself. execute frees it earlier only where it would hold
+// it while waiting: on a write (a release, a start record), or on the
+// children of a chain.
+func (n *Node) execute(ctx context.Context, c *claim.Claim) {
+	// The last check before user code: a claim from before a silence, or a
+	// node that may be dead to its peers, must not run (the start row is
+	// written beside the job, so this check is the fence that counts).
+	if c.Epoch != n.claims.Epoch() || n.suspect() {
+		n.pool.Done(c)
+		n.release(n.bg, "silence since the claim", n.claims.Drop(c))
+		return
+	}
+	// The next fire is computed after the job (n.plan): an on-time fire
+	// always runs, and the cron arithmetic should not delay the jobs queued
+	// behind it.
+	o := firedOutcome{status: repository.ExecSkipped}
+	runCtx, endRun := ctx, endNothing
+	prior := n.priorChain(ctx, c) // a chain re-run after its node died resumes
+	if (c.Misfire == "" || n.plan(c).Run) && !c.StartFailed() {
+		n.stats.fired.Add(1)
+		runCtx, endRun = n.fired(ctx, c.Spec, &c.Task, c.Task.NextStartTime, c.FoundAt, c.Misfire)
+		if prior.rootDone() {
+			o.status = repository.ExecSucceeded
+			n.log.Info().Str("task", c.Spec.Name).Int64("node", int64(prior.root.NodeID)).
+				Msg("easyjob: chain root completed before its node died; resuming with its steps")
+		} else {
+			o.status, o.ran, o.err = n.call(runCtx, c.Spec, &c.Task, c.Task.NextStartTime)
+		}
+	}
+	chain := o.status == repository.ExecSucceeded && len(c.Spec.Children) > 0
+	var free *dispatch.Pool
+	if !chain {
+		free = n.pool // the slot is for running jobs, not for waiting on writes
+	}
+	exec, appendRun, err := c.Recorded(n.bg.Done(), free)
+	if err == nil && appendRun && chain {
+		// The children are recorded under the root's row: a short root's
+		// row is written now, not with its finish.
+		exec, err = n.recordStart(ctx, c)
+		appendRun = false
+	}
+	if err != nil {
+		// Not recorded (claim lost or database away): nothing to finish;
+		// reconcile releases the row if it is still ours.
+		endRun(observe.RunResult{Status: o.status, Err: o.err})
+		n.claims.Drop(c)
+		return
+	}
+	if chain {
+		n.runChildren(runCtx, c.Spec, c.Task.NextStartTime, exec.ID, prior.steps())
+		n.pool.Done(c)
+	}
+	endRun(observe.RunResult{Status: o.status, Err: o.err})
+	// The outcome (next fire, keep or hand over) is worked out when the
+	// completer builds the finish, after the burst this fire started in;
+	// a kept claim's next fire is queued then (successor.go).
+	o.execID, o.appendRun = exec.ID, appendRun
+	n.finishFired(c, o)
+}
+
+// plan is the next fire of fired claim c, as of the time it was found due.
+func (n *Node) plan(c *claim.Claim) schedule.Plan {
+	return schedule.PlanFire(n.scheduleFor(&c.Task, c.Spec), c.Spec.Opts, c.Task.NextStartTime, c.FoundAt)
+}
+
+// recordStart writes c's start record at once, in its own statement.
+func (n *Node) recordStart(ctx context.Context, c *claim.Claim) (repository.Execution, error) {
+	e, err := n.store.StartExecution(ctx, c.Fence(), *c.RunRecord())
+	c.SetStarted(e, err)
+	return e, err
+}
+
+// call runs the job of spec for row t (claimed) and fire time scheduled,
+// with its deadline and metadata; panics become failures.
+func (n *Node) call(ctx context.Context, sp *spec.Spec, t *repository.Task, scheduled time.Time) (status repository.ExecStatus, took time.Duration, err error) {
+	if sp.Opts.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, sp.Opts.Timeout)
+		defer cancel()
+	}
+	fence := t.Claim()
+	run := spec.Run{
+		Task: sp.Name, TaskID: int64(t.ID), ScheduledAt: scheduled, Attempt: max(t.Attempt, 1),
+		NodeID: int64(n.id()), Version: fence.Version,
+	}
+	start := mono()
+	err = func() (err error) {
+		// The public API turns a job's panic into its own error; this
+		// keeps the node up whatever a Job does.
+		defer func() {
+			if r := recover(); r != nil {
+				err = fmt.Errorf("easyjob: job panicked: %v", r)
+			}
+		}()
+		return sp.Job(ctx, run)
+	}()
+	switch {
+	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+		// The deadline passed before the job returned: timed out, whatever
+		// it returned (a job that ignores its context and returns nil late
+		// did not succeed within its timeout).
+		status = repository.ExecTimedOut
+		if err == nil {
+			err = fmt.Errorf("timed out after %v: the job returned after its deadline, ignoring its context", sp.Opts.Timeout)
+		} else {
+			err = fmt.Errorf("timed out after %v: %w", sp.Opts.Timeout, err)
+		}
+	case err == nil:
+		status = repository.ExecSucceeded
+	default:
+		status = repository.ExecFailed
+	}
+	took = mono() - start
+	if n.obs != nil {
+		n.observe(observe.Event{Kind: observe.EventRunEnd, Task: sp.Name, Cron: t.Cron, Scheduled: scheduled, Attempt: max(t.Attempt, 1),
+			Status: status, Duration: took, Err: err, At: time.Now()})
+	}
+	if sp.Opts.Timeout > 0 && took > sp.Opts.Timeout+time.Second {
+		n.log.Warn().Str("task", sp.Name).Dur("ran", took).Dur("timeout", sp.Opts.Timeout).
+			Msg("easyjob: job ignored its context past the timeout and held a worker")
+	}
+	if err != nil {
+		ev := n.log.Warn().Err(err).Str("task", sp.Name).Int("attempt", max(t.Attempt, 1))
+		var st stackTracer
+		if errors.As(err, &st) {
+			ev = ev.Bytes("stack", st.StackTrace())
+		}
+		ev.Msg("easyjob: job failed")
+	}
+	return status, took, err
+}
+
+func errText(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}
+
+// stackTracer is an error that carries the stack it was made on (the
+// public API's PanicError).
+type stackTracer interface{ StackTrace() []byte }
+
+// scheduleFor returns the schedule of the row's cron: the registered one,
+// or the row's own when an operator rescheduled the task.
+func (n *Node) scheduleFor(t *repository.Task, sp *spec.Spec) schedule.Schedule {
+	if t.Cron == sp.Cron {
+		return sp.Sched
+	}
+	s, err := schedule.Parse(t.Cron, sp.Opts.Timezone)
+	if err != nil {
+		n.log.Error().Err(err).Str("task", t.Name).Msg("easyjob: stored cron is invalid; using the registered one")
+		return sp.Sched
+	}
+	return s
+}

@@ -1,0 +1,203 @@
+package schedule
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/adhocore/gronx"
+)
+
+// Schedule is a parsed cron expression bound to a time zone. Expressions
+// have 5 fields (minute precision), 6 (leading seconds) or 7 (trailing
+// year); "?" is accepted as "*"; the macros @yearly, @annually, @monthly,
+// @weekly, @daily, @hourly, @30minutes, @15minutes, @10minutes, @5minutes,
+// @always (every minute) and @everysecond stand for their cron
+// expressions. "@every <duration>" is an interval (see every).
+// An empty expression has no fire times of its own (a child that runs
+// after every parent success).
+type Schedule struct {
+	expr string
+	loc  *time.Location
+	// every is the period of an "@every <duration>" schedule, 0 for a cron.
+	// Its fires lie on a fixed grid: the multiples of every since the Unix
+	// epoch (1970-01-01 00:00:00 UTC). Every node computes the same grid
+	// with no stored anchor, so a restart, a failover, a trigger or a
+	// misfire never shifts it: a fire scheduled at s is followed by s +
+	// every, and a fire found late is followed by the next grid point. The
+	// time zone does not matter. "@every 5m" fires at :00, :05, ... like
+	// "*/5 * * * *"; "@every 7m" at the multiples of 420 s since the epoch.
+	every time.Duration
+	memo  *tickMemo // shared by the specs of one node with this expr and loc; may be nil
+}
+
+const cronTZPrefix = "CRON_TZ="
+
+// ErrInvalidCron reports an expression or time zone that does not parse,
+// or a cron that never fires (easyjob.ErrInvalidCron).
+var ErrInvalidCron = errors.New("easyjob: invalid cron expression")
+
+// DefaultMisfireThreshold is how late a fire may be found before its
+// misfire policy applies, when the task sets none.
+const DefaultMisfireThreshold = 5 * time.Second
+
+// Expr is the expression as parsed (without a CRON_TZ prefix).
+func (s Schedule) Expr() string { return s.expr }
+
+// Location is the time zone the expression is read in.
+func (s Schedule) Location() *time.Location { return s.loc }
+
+// Parse reads a cron expression (or "@every <duration>") in time zone tz
+// ("" is UTC; a CRON_TZ= prefix wins). An empty expression is a schedule
+// with no fires of its own. Errors wrap ErrInvalidCron.
+func Parse(expr, tz string) (Schedule, error) {
+	expr = strings.TrimSpace(expr)
+	if strings.HasPrefix(expr, cronTZPrefix) {
+		rest := strings.TrimPrefix(expr, cronTZPrefix)
+		zone, e, ok := strings.Cut(rest, " ")
+		if !ok {
+			return Schedule{}, fmt.Errorf("%w: %q has CRON_TZ but no fields", ErrInvalidCron, expr)
+		}
+		tz, expr = zone, strings.TrimSpace(e)
+	}
+	loc := time.UTC
+	if tz != "" {
+		l, err := time.LoadLocation(tz)
+		if err != nil {
+			return Schedule{}, fmt.Errorf("%w: time zone %q: %w", ErrInvalidCron, tz, err)
+		}
+		loc = l
+	}
+	if expr == "" {
+		return Schedule{loc: loc}, nil
+	}
+	if every, ok, err := parseEvery(expr); ok || err != nil {
+		return Schedule{expr: expr, loc: loc, every: every}, err
+	}
+	if !gronx.IsValid(expr) {
+		return Schedule{}, fmt.Errorf("%w: %q", ErrInvalidCron, expr)
+	}
+	// A valid expression can still never fire (Feb 30): find out now.
+	s := Schedule{expr: expr, loc: loc}
+	if _, ok := s.Next(time.Now()); !ok {
+		return Schedule{}, fmt.Errorf("%w: %q never fires", ErrInvalidCron, expr)
+	}
+	return s, nil
+}
+
+// everyPrefix introduces an interval schedule: "@every 90s".
+const everyPrefix = "@every"
+
+// parseEvery parses "@every <duration>" (time.ParseDuration syntax, whole
+// seconds, at least one). ok is false for any other expression.
+func parseEvery(expr string) (d time.Duration, ok bool, err error) {
+	f := strings.Fields(expr)
+	if len(f) == 0 || !strings.EqualFold(f[0], everyPrefix) {
+		return 0, false, nil
+	}
+	if len(f) != 2 {
+		return 0, true, fmt.Errorf("%w: %q: want @every <duration>, e.g. @every 90s", ErrInvalidCron, expr)
+	}
+	d, err = time.ParseDuration(f[1])
+	if err != nil {
+		return 0, true, fmt.Errorf("%w: %q: %w", ErrInvalidCron, expr, err)
+	}
+	if d < time.Second || d%time.Second != 0 {
+		return 0, true, fmt.Errorf("%w: %q: the interval must be whole seconds, at least 1s", ErrInvalidCron, expr)
+	}
+	return d, true, nil
+}
+
+// Empty reports a schedule with no fire times of its own.
+func (s Schedule) Empty() bool { return s.expr == "" }
+
+// gridFloor returns the last multiple of d since the Unix epoch at or
+// before t.
+func gridFloor(t time.Time, d time.Duration) time.Time {
+	n := t.UnixNano()
+	k := n / int64(d)
+	if n%int64(d) < 0 {
+		k-- // floor, not truncation, before the epoch
+	}
+	return time.Unix(0, k*int64(d)).UTC()
+}
+
+// Next returns the first fire strictly after t, or false when there is none.
+func (s Schedule) Next(t time.Time) (time.Time, bool) {
+	if s.Empty() {
+		return time.Time{}, false
+	}
+	if s.every > 0 {
+		return gridFloor(t, s.every).Add(s.every), true
+	}
+	// gronx works at second precision in the reference time's zone.
+	ref := t.In(s.loc).Truncate(time.Second)
+	n, err := s.memo.tick(s.expr, ref)
+	if err != nil || !n.After(t) {
+		if err == nil {
+			n, err = gronx.NextTickAfter(s.expr, ref.Add(time.Second), true)
+		}
+		if err != nil || !n.After(t) {
+			return time.Time{}, false
+		}
+	}
+	return n.UTC(), true
+}
+
+// tickMemo remembers the last tick computed for one expression and zone.
+// Tasks that share a cron fire together and ask for the same tick, and
+// gronx parses the expression on every call: one computation serves them
+// all. A nil memo computes every time.
+type tickMemo struct {
+	mu   sync.Mutex
+	ref  time.Time
+	next time.Time
+	err  error
+}
+
+// tick is gronx.NextTickAfter(expr, ref, false), remembered for ref.
+func (m *tickMemo) tick(expr string, ref time.Time) (time.Time, error) {
+	if m == nil {
+		return gronx.NextTickAfter(expr, ref, false)
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if !m.ref.Equal(ref) || m.ref.Location() != ref.Location() {
+		m.next, m.err = gronx.NextTickAfter(expr, ref, false)
+		m.ref = ref
+	}
+	return m.next, m.err
+}
+
+// ShareTicks gives the schedules that share an expression and
+// zone one tickMemo.
+func ShareTicks(scheds []*Schedule) {
+	memos := map[string]*tickMemo{}
+	for _, s := range scheds {
+		if s.Empty() || s.every > 0 {
+			continue
+		}
+		key := s.expr + "\x00" + s.loc.String()
+		if memos[key] == nil {
+			memos[key] = &tickMemo{}
+		}
+		s.memo = memos[key]
+	}
+}
+
+// Prev returns the last fire at or before t, or false when there is none.
+func (s Schedule) Prev(t time.Time) (time.Time, bool) {
+	if s.Empty() {
+		return time.Time{}, false
+	}
+	if s.every > 0 {
+		return gridFloor(t, s.every), true
+	}
+	p, err := gronx.PrevTickBefore(s.expr, t.In(s.loc).Truncate(time.Second), true)
+	if err != nil || p.After(t) {
+		return time.Time{}, false
+	}
+	return p.UTC(), true
+}

@@ -1,0 +1,99 @@
+package easyjob
+
+import (
+	"context"
+	"fmt"
+	"runtime/debug"
+	"time"
+
+	"github.com/easyjob-go/easyjob/easyjob/internal/spec"
+)
+
+// Func is a job. It gets a context carrying the execution's metadata
+// (InfoFromContext) that is cancelled on timeout, shutdown or a lost claim.
+// A returned error or a panic fails the run.
+type Func func(ctx context.Context) error
+
+// job adapts fn to the runtime: the run's Info goes into its context
+// (one allocation per fire), and a panic becomes a *PanicError.
+func job(fn Func) spec.Job {
+	return func(ctx context.Context, r spec.Run) (err error) {
+		defer func() {
+			if v := recover(); v != nil {
+				err = &PanicError{Value: v, Stack: debug.Stack()}
+			}
+		}()
+		return fn(withInfo(ctx, Info{
+			Task: r.Task, TaskID: r.TaskID, ScheduledAt: r.ScheduledAt, Attempt: r.Attempt,
+			NodeID: r.NodeID, Token: Token{TaskID: r.TaskID, Version: r.Version},
+		}))
+	}
+}
+
+// PanicError is the error a run fails with when its job panics.
+type PanicError struct {
+	Value any    // what the job panicked with
+	Stack []byte // the job's goroutine's stack at the panic
+}
+
+func (e *PanicError) Error() string { return fmt.Sprintf("easyjob: job panicked: %v", e.Value) }
+
+// StackTrace returns Stack, for loggers that print an error's stack.
+func (e *PanicError) StackTrace() []byte { return e.Stack }
+
+// Info describes the execution a job is running; read it with
+// InfoFromContext.
+type Info struct {
+	Task   string
+	TaskID int64
+	// ScheduledAt is when this attempt was due (database clock): the cron's
+	// fire time for attempt 1 and for a re-run after recovery, the retry
+	// time for a retry (Attempt > 1).
+	ScheduledAt time.Time
+	Attempt     int
+	NodeID      int64
+	// Token is the fencing token of this run. Use ScheduledAt (with the task
+	// name) to make side effects idempotent: a fire interrupted by its
+	// node's death runs again on a peer with the same ScheduledAt.
+	Token Token
+}
+
+// Token identifies one claim of one task: the task id and the version the
+// claim holds. A later claim of the same task always has a larger version.
+type Token struct {
+	TaskID  int64
+	Version int64
+}
+
+// String formats the token as "task/version".
+func (t Token) String() string { return fmt.Sprintf("%d/%d", t.TaskID, t.Version) }
+
+type infoKey struct{}
+
+// InfoFromContext returns the execution metadata of the running job.
+func InfoFromContext(ctx context.Context) (Info, bool) {
+	i, ok := ctx.Value(infoKey{}).(*Info)
+	if !ok {
+		return Info{}, false
+	}
+	return *i, true
+}
+
+// withInfo returns ctx carrying i for InfoFromContext.
+func withInfo(ctx context.Context, i Info) context.Context {
+	return &infoCtx{Context: ctx, info: i}
+}
+
+// infoCtx carries a run's Info in one allocation per fire (WithValue
+// boxed the Info in a second one); Value hands out a pointer to it.
+type infoCtx struct {
+	context.Context
+	info Info
+}
+
+func (c *infoCtx) Value(key any) any {
+	if _, ok := key.(infoKey); ok {
+		return &c.info
+	}
+	return c.Context.Value(key)
+}
