@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/easyjob-go/easyjob/easyjob/internal/node"
 	"github.com/easyjob-go/easyjob/repository"
 )
 
@@ -118,4 +119,41 @@ func mustRegister(t *testing.T, s *Scheduler, name, cron string, fn Func, opts .
 	if err := s.Register(name, cron, fn, opts...); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestChainLongRoot: a root that runs past node.StartRecordAfter gets its
+// start record while running; its children still run under that row, and
+// the worker keeps its slot for them (it must not give it back twice).
+func TestChainLongRoot(t *testing.T) {
+	t.Parallel()
+	store, group := pgStore(t)
+	var l ledger
+	long := func(ctx context.Context) error {
+		l.record(ctx)
+		select {
+		case <-time.After(node.StartRecordAfter + 300*time.Millisecond):
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	start(t, Config{Store: store, Group: group}, func(s *Scheduler) {
+		mustRegister(t, s, "root", "*/5 * * * * *", long)
+		mustRegister(t, s, "child", "", l.job(nil), Parent("root"))
+	})
+	var h []repository.Execution
+	waitFor(t, 15*time.Second, "a child's run recorded after a long root", func() bool {
+		h, _ = store.History(context.Background(), group, "child", repository.HistoryFilter{Limit: 1, Status: repository.ExecSucceeded})
+		return len(h) == 1
+	})
+	root, err := store.History(context.Background(), group, "root", repository.HistoryFilter{Limit: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range root {
+		if r.ID == h[0].ParentExecutionID && r.Status == repository.ExecSucceeded {
+			return
+		}
+	}
+	t.Fatalf("child run %+v is not under a succeeded root run (%+v)", h[0], root)
 }

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/easyjob-go/easyjob/easyjob/internal/claim"
-	"github.com/easyjob-go/easyjob/easyjob/internal/dispatch"
 	"github.com/easyjob-go/easyjob/easyjob/internal/schedule"
 	"github.com/easyjob-go/easyjob/easyjob/internal/spec"
 	"github.com/easyjob-go/easyjob/easyjob/observe"
@@ -50,7 +49,7 @@ func (n *Node) execute(ctx context.Context, c *claim.Claim) {
 		}
 	}
 	chain := o.status == repository.ExecSucceeded && len(c.Spec.Children) > 0
-	var free *dispatch.Pool
+	var free claim.Slots // an interface: nil when the slot is kept (a chain)
 	if !chain {
 		free = n.pool // the slot is for running jobs, not for waiting on writes
 	}
