@@ -11,6 +11,46 @@ import (
 	"github.com/easyjob-go/easyjob/repository"
 )
 
+// executeChain is execute for a task with children: after the root's
+// successful run, the same worker runs the children (runChildren) under
+// the root's execution row, holding its slot, then hands over the root's
+// finish. A fire re-run after its node died resumes the chain: the root
+// and the steps that completed under the abandoned run are not run again.
+func (n *Node) executeChain(ctx context.Context, c *claim.Claim) {
+	prior := n.priorChain(ctx, c)
+	o, runCtx, endRun := n.runFire(ctx, c, prior.rootDone())
+	succeeded := o.status == repository.ExecSucceeded
+	if succeeded && prior.rootDone() {
+		n.log.Info().Str("task", c.Spec.Name).Int64("node", int64(prior.root.NodeID)).
+			Msg("easyjob: chain root completed before its node died; resuming with its steps")
+	}
+	var free claim.Slots // an interface: nil while the children are to run on this slot
+	if !succeeded {
+		free = n.pool
+	}
+	exec, appendRun, err := c.Recorded(n.bg.Done(), free)
+	if err == nil && appendRun && succeeded {
+		// The children are recorded under the root's row: a short root's
+		// row is written now, not with its finish.
+		exec, err = n.recordStart(ctx, c)
+		appendRun = false
+	}
+	if err != nil {
+		// Not recorded (claim lost or database away): nothing to finish;
+		// reconcile releases the row if it is still ours.
+		endRun(observe.RunResult{Status: o.status, Err: o.err})
+		n.claims.Drop(c)
+		return
+	}
+	if succeeded {
+		n.runChildren(runCtx, c.Spec, c.Task.NextStartTime, exec.ID, prior.steps())
+		n.pool.Done(c)
+	}
+	endRun(observe.RunResult{Status: o.status, Err: o.err})
+	o.execID, o.appendRun = exec.ID, appendRun
+	n.finishFired(c, o)
+}
+
 // runChildren runs the children of spec after a successful run, in
 // registration order, depth first, on the calling worker. A failed child
 // skips its own subtree; its siblings still run. prior holds the runs an

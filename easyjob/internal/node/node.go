@@ -305,3 +305,12 @@ func (n *Node) LastBeat() (time.Time, bool) {
 
 // Stopping reports that shutdown began.
 func (n *Node) Stopping() bool { return n.stopping.Load() }
+
+// observe sends e to the configured observer, if any.
+func (n *Node) observe(e observe.Event) {
+	if n.obs == nil {
+		return
+	}
+	e.Group, e.Node = n.cfg.Group, int64(n.id())
+	n.obs.Observe(e)
+}

@@ -14,14 +14,14 @@ import (
 )
 
 // execute runs one fired claim on its own goroutine, top to bottom: check
-// the fence, call the job, run its children, free the worker slot, then
-// hand over the finish, one fenced write that may keep the claim for the
-// next fire, without waiting for it.
+// the fence, call the job, free the worker slot, then hand over the
+// finish, one fenced write that may keep the claim for the next fire,
+// without waiting for it. A task with children goes through executeChain
+// (chain.go) instead.
 //
 // The worker frees the slot when execute returns, and then runs the next
 // waiting fire itself. execute frees it earlier only where it would hold
-// it while waiting: on a write (a release, a start record), or on the
-// children of a chain.
+// it while waiting: on a write (a release, a start record).
 func (n *Node) execute(ctx context.Context, c *claim.Claim) {
 	// The last check before user code: a claim from before a silence, or a
 	// node that may be dead to its peers, must not run (the start row is
@@ -31,52 +31,46 @@ func (n *Node) execute(ctx context.Context, c *claim.Claim) {
 		n.release(n.bg, "silence since the claim", n.claims.Drop(c))
 		return
 	}
-	// The next fire is computed after the job (n.plan): an on-time fire
-	// always runs, and the cron arithmetic should not delay the jobs queued
-	// behind it.
-	o := firedOutcome{status: repository.ExecSkipped}
-	runCtx, endRun := ctx, endNothing
-	prior := n.priorChain(ctx, c) // a chain re-run after its node died resumes
-	if (c.Misfire == "" || n.plan(c).Run) && !c.StartFailed() {
-		n.stats.fired.Add(1)
-		runCtx, endRun = n.fired(ctx, c.Spec, &c.Task, c.Task.NextStartTime, c.FoundAt, c.Misfire)
-		if prior.rootDone() {
-			o.status = repository.ExecSucceeded
-			n.log.Info().Str("task", c.Spec.Name).Int64("node", int64(prior.root.NodeID)).
-				Msg("easyjob: chain root completed before its node died; resuming with its steps")
-		} else {
-			o.status, o.ran, o.err = n.call(runCtx, c.Spec, &c.Task, c.Task.NextStartTime)
-		}
+	if len(c.Spec.Children) > 0 {
+		n.executeChain(ctx, c)
+		return
 	}
-	chain := o.status == repository.ExecSucceeded && len(c.Spec.Children) > 0
-	var free claim.Slots // an interface: nil when the slot is kept (a chain)
-	if !chain {
-		free = n.pool // the slot is for running jobs, not for waiting on writes
-	}
-	exec, appendRun, err := c.Recorded(n.bg.Done(), free)
-	if err == nil && appendRun && chain {
-		// The children are recorded under the root's row: a short root's
-		// row is written now, not with its finish.
-		exec, err = n.recordStart(ctx, c)
-		appendRun = false
-	}
+	o, _, endRun := n.runFire(ctx, c, false)
+	exec, appendRun, err := c.Recorded(n.bg.Done(), n.pool) // the slot is for running jobs, not for waiting on writes
+	endRun(observe.RunResult{Status: o.status, Err: o.err})
 	if err != nil {
 		// Not recorded (claim lost or database away): nothing to finish;
 		// reconcile releases the row if it is still ours.
-		endRun(observe.RunResult{Status: o.status, Err: o.err})
 		n.claims.Drop(c)
 		return
 	}
-	if chain {
-		n.runChildren(runCtx, c.Spec, c.Task.NextStartTime, exec.ID, prior.steps())
-		n.pool.Done(c)
-	}
-	endRun(observe.RunResult{Status: o.status, Err: o.err})
 	// The outcome (next fire, keep or hand over) is worked out when the
 	// completer builds the finish, after the burst this fire started in;
-	// a kept claim's next fire is queued then (successor.go).
+	// a kept claim's next fire is queued then (internal/claim: Successor).
 	o.execID, o.appendRun = exec.ID, appendRun
 	n.finishFired(c, o)
+}
+
+// runFire runs c's job unless its misfire policy skips the fire or its
+// start record already failed; done (a chain's root that completed before
+// its node died) counts it succeeded without running it again. It returns
+// the outcome so far, the job's context (its children's parent) and the
+// end of its observed run. The next fire is computed after the job
+// (plan): an on-time fire always runs, and the cron arithmetic should not
+// delay the jobs queued behind it.
+func (n *Node) runFire(ctx context.Context, c *claim.Claim, done bool) (firedOutcome, context.Context, func(observe.RunResult)) {
+	o := firedOutcome{status: repository.ExecSkipped}
+	if (c.Misfire != "" && !n.plan(c).Run) || c.StartFailed() {
+		return o, ctx, endNothing
+	}
+	n.stats.fired.Add(1)
+	runCtx, endRun := n.fired(ctx, c.Spec, &c.Task, c.Task.NextStartTime, c.FoundAt, c.Misfire)
+	if done {
+		o.status = repository.ExecSucceeded
+	} else {
+		o.status, o.ran, o.err = n.call(runCtx, c.Spec, &c.Task, c.Task.NextStartTime)
+	}
+	return o, runCtx, endRun
 }
 
 // plan is the next fire of fired claim c, as of the time it was found due.
@@ -175,3 +169,38 @@ func (n *Node) scheduleFor(t *repository.Task, sp *spec.Spec) schedule.Schedule 
 	}
 	return s
 }
+
+// fired reports a fire about to run to the observer (found at database
+// time found) and opens its run; the returned context is the job's and its
+// children's parent.
+func (n *Node) fired(ctx context.Context, spec *spec.Spec, t *repository.Task, scheduled, found time.Time, misfire repository.MisfireAction) (context.Context, func(observe.RunResult)) {
+	if n.obs == nil {
+		return ctx, endNothing
+	}
+	trigger := observe.TriggerCron
+	switch {
+	case spec.Parent != "":
+		trigger = observe.TriggerChain
+	case misfire != "":
+		trigger = observe.TriggerMisfire
+	case t.Attempt > 1:
+		trigger = observe.TriggerRetry
+	}
+	attempt := max(t.Attempt, 1)
+	n.observe(observe.Event{Kind: observe.EventFire, Task: spec.Name, Cron: t.Cron, Scheduled: scheduled, Trigger: trigger,
+		Attempt: attempt, Misfire: misfire, Lag: max(found.Sub(scheduled), 0)})
+	return n.startRun(ctx, observe.RunInfo{Task: spec.Name, Cron: t.Cron, Scheduled: scheduled, Attempt: attempt, Trigger: trigger, Misfire: misfire})
+}
+
+// startRun opens a run for a observe.RunObserver; without one it returns ctx and
+// a no-op end.
+func (n *Node) startRun(ctx context.Context, r observe.RunInfo) (context.Context, func(observe.RunResult)) {
+	ro, ok := n.obs.(observe.RunObserver)
+	if !ok {
+		return ctx, endNothing
+	}
+	r.Group, r.Node = n.cfg.Group, int64(n.id())
+	return ro.StartRun(ctx, r)
+}
+
+func endNothing(observe.RunResult) {}
