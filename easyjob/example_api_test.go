@@ -50,7 +50,9 @@ func ExamplePanicError() {
 	go func() { done <- s.Run(ctx) }()
 	err = <-ends
 	cancel()
-	<-done
+	if runErr := <-done; runErr != nil {
+		fmt.Println(runErr)
+	}
 	var pe *easyjob.PanicError
 	fmt.Println(errors.As(err, &pe), pe.Value, len(pe.Stack) > 0)
 	// Output: true out of paper true
