@@ -76,11 +76,8 @@ func validateForest(specs []*taskSpec) (map[string]*spec.Spec, error) {
 		if _, dup := byName[s.Name]; dup {
 			return nil, fmt.Errorf("%w: %q registered twice", ErrDuplicateTask, s.Name)
 		}
-		// A copy per Run: a Scheduler's specs are never shared with a
-		// running node's.
-		c := s.Spec
-		c.Children = nil
-		byName[s.Name] = &c
+		s.Children = nil
+		byName[s.Name] = &s.Spec
 	}
 	for _, s := range specs {
 		if s.Parent == "" {

@@ -42,9 +42,12 @@ type Claim struct {
 
 	pred atomic.Pointer[Claim] // an unconfirmed successor's predecessor; cleared once it settled
 
+	// state and void change only under mu, through state.go; they are
+	// atomics so that the hot reads (Fence, HasFired) take no lock.
+	state atomic.Uint32 // a State
+	void  atomic.Bool   // not confirmed: never fires, writes fenced
+
 	mu       sync.Mutex
-	state    State
-	void     bool               // not confirmed: never fires, writes fenced
 	waitFrom time.Time          // when it began to wait for a worker
 	cancel   context.CancelFunc // set while its job runs
 	record   recordState        // whether a start record is written
@@ -76,11 +79,9 @@ func New(t repository.Task, s *spec.Spec, localAt time.Time, epoch int64) *Claim
 // successor's fence matches no row: its writes are recorded as fenced.
 func (c *Claim) Fence() repository.Claim {
 	f := c.Task.Claim()
-	c.mu.Lock()
-	if c.void {
+	if c.void.Load() {
 		f.Version = voidVersion
 	}
-	c.mu.Unlock()
 	return f
 }
 
@@ -89,11 +90,7 @@ const voidVersion = -1
 
 // Void reports that the claim is a successor its predecessor's finish
 // did not confirm.
-func (c *Claim) Void() bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.void
-}
+func (c *Claim) Void() bool { return c.void.Load() }
 
 // Found records the database time the boss found the fire due, and the
 // misfire action that lateness calls for.
@@ -121,7 +118,7 @@ func (c *Claim) WaitingSince() time.Time {
 func (c *Claim) Run(cancel context.CancelFunc) {
 	c.mu.Lock()
 	c.cancel = cancel
-	failed := c.startErr != nil || c.void
+	failed := c.startErr != nil || c.void.Load()
 	c.mu.Unlock()
 	if failed {
 		cancel()
@@ -257,7 +254,7 @@ func (c *Claim) Successor(f repository.Finish, localAt time.Time, epoch int64) *
 	next.pred.Store(c)
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.void || c.state.Final() {
+	if c.void.Load() || c.current().Final() {
 		return nil
 	}
 	c.next = next

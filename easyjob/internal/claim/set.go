@@ -62,7 +62,7 @@ func (s *Set) Add(c *Claim) {
 func (s *Set) Drop(cs ...*Claim) []repository.Claim {
 	for _, c := range cs {
 		c.mu.Lock()
-		if c.state == Queued || c.state == Fired {
+		if st := c.current(); st == Queued || st == Fired {
 			c.toLocked(Dropped)
 		}
 		c.mu.Unlock()
@@ -117,7 +117,7 @@ func (s *Set) Fire(cs []*Claim) (fired, not []*Claim) {
 		h := s.held[c.Task.ID]
 		mine := h == c || (h != nil && c.pred.Load() == h)
 		c.mu.Lock()
-		ok := mine && c.Epoch == epoch && !c.void && c.toLocked(Fired)
+		ok := mine && c.Epoch == epoch && !c.void.Load() && c.toLocked(Fired)
 		c.mu.Unlock()
 		if !ok {
 			not = append(not, c)

@@ -72,11 +72,10 @@ func Legal(from, to State) bool {
 }
 
 // State returns the claim's state.
-func (c *Claim) State() State {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.state
-}
+func (c *Claim) State() State { return c.current() }
+
+// current reads the state without the lock (it changes only under it).
+func (c *Claim) current() State { return State(c.state.Load()) }
 
 // To moves the claim to state to if the table of State allows it from
 // where it is, and reports whether it did.
@@ -87,22 +86,19 @@ func (c *Claim) To(to State) bool {
 }
 
 func (c *Claim) toLocked(to State) bool {
-	if !Legal(c.state, to) {
+	if !Legal(c.current(), to) {
 		return false
 	}
-	c.state = to
+	c.state.Store(uint32(to))
 	return true
 }
-
-// fired reports that the boss took the claim (its fire ran or runs).
-func (c *Claim) firedLocked() bool { return c.state != Queued }
 
 // AfterSettle runs fn once c's finish is settled, and reports true; it
 // reports false and does nothing when it already is.
 func (c *Claim) AfterSettle(fn func()) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.state.Final() {
+	if c.current().Final() {
 		return false
 	}
 	c.waiters = append(c.waiters, fn)
@@ -114,7 +110,7 @@ func (c *Claim) AfterSettle(fn func()) bool {
 // and does nothing, when the claim was not Finishing.
 func (c *Claim) Settle(to State) bool {
 	c.mu.Lock()
-	if c.state != Finishing || !to.Final() || !c.toLocked(to) {
+	if c.current() != Finishing || !to.Final() || !c.toLocked(to) {
 		c.mu.Unlock()
 		return false
 	}
@@ -133,16 +129,12 @@ func (c *Claim) Settle(to State) bool {
 }
 
 // HasFired reports that the boss took the claim: its job ran or runs.
-func (c *Claim) HasFired() bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.firedLocked()
-}
+func (c *Claim) HasFired() bool { return c.current() != Queued }
 
 // markVoidLocked makes c void: it will not fire, and its writes carry a
 // fence no row matches. It reports whether c had fired already. c's lock
 // is held.
 func (c *Claim) markVoidLocked() (fired bool) {
-	c.void = true
-	return c.firedLocked()
+	c.void.Store(true)
+	return c.HasFired()
 }
