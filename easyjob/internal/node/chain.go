@@ -54,7 +54,7 @@ func (n *Node) executeChain(ctx context.Context, c *claim.Claim) {
 // runChildren runs the children of spec after a successful run, in
 // registration order, depth first, on the calling worker. A failed child
 // skips its own subtree; its siblings still run. prior holds the runs an
-// interrupted earlier run of this fire recorded (resume.go): a step that
+// interrupted earlier run of this fire recorded (priorChain, below): a step that
 // completed there is not run again (one that succeeded continues with
 // its own children), one that was interrupted runs again.
 func (n *Node) runChildren(ctx context.Context, spec *spec.Spec, scheduled time.Time, parentExec int64, prior step) {

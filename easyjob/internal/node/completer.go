@@ -24,7 +24,7 @@ import (
 // on the statement's goroutine. The finish itself is built (build) after
 // the burst of jobs it belongs to has started, so the next-fire
 // arithmetic, and the queueing of a kept claim's next fire that goes with
-// it (successor.go), do not take CPU from jobs starting; but it is built
+// it (internal/claim: Claim.Successor), do not take CPU from jobs starting; but it is built
 // as soon as that is over, even when every statement is busy and its
 // batch must wait, so the next fire never waits for a write.
 type completer struct {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/easyjob-go/easyjob/easyjob/internal/claim"
 	"github.com/easyjob-go/easyjob/easyjob/internal/schedule"
+	"github.com/easyjob-go/easyjob/easyjob/internal/spec"
 	"github.com/easyjob-go/easyjob/easyjob/observe"
 	"github.com/easyjob-go/easyjob/repository"
 )
@@ -46,6 +47,25 @@ func (n *Node) outcome(c *claim.Claim, execID int64, status repository.ExecStatu
 	return f
 }
 
+// plan is the next fire of fired claim c, as of the time it was found due.
+func (n *Node) plan(c *claim.Claim) schedule.Plan {
+	return schedule.PlanFire(n.scheduleFor(&c.Task, c.Spec), c.Spec.Opts, c.Task.NextStartTime, c.FoundAt)
+}
+
+// scheduleFor returns the schedule of the row's cron: the registered one,
+// or the row's own when an operator rescheduled the task.
+func (n *Node) scheduleFor(t *repository.Task, sp *spec.Spec) schedule.Schedule {
+	if t.Cron == sp.Cron {
+		return sp.Sched
+	}
+	s, err := schedule.Parse(t.Cron, sp.Opts.Timezone)
+	if err != nil {
+		n.log.Error().Err(err).Str("task", t.Name).Msg("easyjob: stored cron is invalid; using the registered one")
+		return sp.Sched
+	}
+	return s
+}
+
 // keepFor reports whether a finish may keep the claim for a next fire at
 // next: when that fire falls in the fetch window and the node is healthy.
 func (n *Node) keepFor(next time.Time) bool {
@@ -71,7 +91,7 @@ func (n *Node) finish(c *claim.Claim, f repository.Finish) repository.FinishResu
 // once: build makes the finish when the completer builds it (after the
 // burst the fire started in), then settle applies the result, then then
 // (if not nil) receives it. A finish that keeps the claim queues the
-// claim's next fire as it is built (its successor, successor.go), not
+// claim's next fire as it is built (its successor, internal/claim: Claim.Successor), not
 // once it is written. A successor's own finish waits for its
 // predecessor's to settle. Until then the pool counts the finish as work
 // in flight (shutdown waits for it).
@@ -226,7 +246,7 @@ func (n *Node) settle(c *claim.Claim, f repository.Finish, epoch int64, res repo
 }
 
 // speculate queues the successor of c, whose finish f keeps the claim,
-// for its next fire (internal/claim, successor.go): the next fire does
+// for its next fire (internal/claim: Claim.Successor): the next fire does
 // not wait for the write. None is queued for a claim from before a
 // silence: it would fire before any write confirmed the row is still
 // this node's.

@@ -36,7 +36,7 @@ type starter struct {
 	after time.Duration       // StartRecordAfter
 
 	// Records of successors asked before their claim was confirmed wait
-	// for the confirmation (successor.go), then come back here.
+	// for the confirmation (internal/claim: Claim.Successor), then come back here.
 	mu      sync.Mutex
 	resumed []*claim.Claim
 	poke    chan struct{}

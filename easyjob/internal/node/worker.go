@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/easyjob-go/easyjob/easyjob/internal/claim"
-	"github.com/easyjob-go/easyjob/easyjob/internal/schedule"
 	"github.com/easyjob-go/easyjob/easyjob/internal/spec"
 	"github.com/easyjob-go/easyjob/easyjob/observe"
 	"github.com/easyjob-go/easyjob/repository"
@@ -71,11 +70,6 @@ func (n *Node) runFire(ctx context.Context, c *claim.Claim, done bool) (firedOut
 		o.status, o.ran, o.err = n.call(runCtx, c.Spec, &c.Task, c.Task.NextStartTime)
 	}
 	return o, runCtx, endRun
-}
-
-// plan is the next fire of fired claim c, as of the time it was found due.
-func (n *Node) plan(c *claim.Claim) schedule.Plan {
-	return schedule.PlanFire(n.scheduleFor(&c.Task, c.Spec), c.Spec.Opts, c.Task.NextStartTime, c.FoundAt)
 }
 
 // recordStart writes c's start record at once, in its own statement.
@@ -155,20 +149,6 @@ func errText(err error) string {
 // stackTracer is an error that carries the stack it was made on (the
 // public API's PanicError).
 type stackTracer interface{ StackTrace() []byte }
-
-// scheduleFor returns the schedule of the row's cron: the registered one,
-// or the row's own when an operator rescheduled the task.
-func (n *Node) scheduleFor(t *repository.Task, sp *spec.Spec) schedule.Schedule {
-	if t.Cron == sp.Cron {
-		return sp.Sched
-	}
-	s, err := schedule.Parse(t.Cron, sp.Opts.Timezone)
-	if err != nil {
-		n.log.Error().Err(err).Str("task", t.Name).Msg("easyjob: stored cron is invalid; using the registered one")
-		return sp.Sched
-	}
-	return s
-}
 
 // fired reports a fire about to run to the observer (found at database
 // time found) and opens its run; the returned context is the job's and its
