@@ -251,6 +251,9 @@ func (n *Node) settle(c *claim.Claim, f repository.Finish, epoch int64, res repo
 // silence: it would fire before any write confirmed the row is still
 // this node's.
 func (n *Node) speculate(c *claim.Claim, f repository.Finish) {
+	if !f.Keep {
+		return // nothing to queue: no clock conversion either
+	}
 	if next := c.Successor(f, n.toLocal(f.Next), n.claims.Epoch()); next != nil {
 		n.queue.Push(next)
 	}
