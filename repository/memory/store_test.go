@@ -3,6 +3,7 @@ package memory_test
 import (
 	"context"
 	"errors"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -76,7 +77,7 @@ func TestSkewedClockDecides(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := dueNames(due); !equal(got, []string{"local-soon", "local-later"}) {
+	if got := dueNames(due); !slices.Equal(got, []string{"local-soon", "local-later"}) {
 		t.Errorf("due with window 0 = %v, want the tasks overdue by the store clock", got)
 	}
 	if time.Until(due.Now) < skew-time.Minute {
@@ -86,7 +87,7 @@ func TestSkewedClockDecides(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := dueNames(due); !equal(got, []string{"local-soon", "local-later", "store-soon"}) {
+	if got := dueNames(due); !slices.Equal(got, []string{"local-soon", "local-later", "store-soon"}) {
 		t.Errorf("due with window 3s = %v", got)
 	}
 
@@ -275,16 +276,4 @@ func dueNames(d repository.Due) []string {
 		out = append(out, t.Name)
 	}
 	return out
-}
-
-func equal(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }

@@ -3,6 +3,7 @@ package dispatch
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -24,18 +25,6 @@ func dqIDs(cs []*claim.Claim) []int64 {
 		out[i] = int64(c.Task.ID)
 	}
 	return out
-}
-
-func dqEqual(a, b []int64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // dqSignalled reports (and consumes) a pending changed signal.
@@ -69,7 +58,7 @@ func TestDelayQueueOrder(t *testing.T) {
 	}
 	// Due is inclusive: at exactly 1s the three 1s items, as pushed.
 	due, next := q.PopDue(dqT0.Add(time.Second))
-	if got := dqIDs(due); !dqEqual(got, []int64{9, 7, 3}) || !next.Equal(dqT0.Add(2*time.Second)) {
+	if got := dqIDs(due); !slices.Equal(got, []int64{9, 7, 3}) || !next.Equal(dqT0.Add(2*time.Second)) {
 		t.Fatalf("at 1s: %v, next %v", got, next)
 	}
 	for _, c := range due {
@@ -78,7 +67,7 @@ func TestDelayQueueOrder(t *testing.T) {
 		}
 	}
 	due, next = q.PopDue(dqT0.Add(time.Hour))
-	if got := dqIDs(due); !dqEqual(got, []int64{2, 5, 1}) || !next.IsZero() {
+	if got := dqIDs(due); !slices.Equal(got, []int64{2, 5, 1}) || !next.IsZero() {
 		t.Fatalf("the rest: %v, next %v", got, next)
 	}
 	if q.Len() != 0 {
@@ -111,7 +100,7 @@ func TestDelayQueueRemove(t *testing.T) {
 		t.Fatal("removed an item that was never queued")
 	}
 	due, next := q.PopDue(dqT0.Add(time.Hour))
-	if got := dqIDs(due); !dqEqual(got, []int64{3, 5, 6}) || !next.IsZero() {
+	if got := dqIDs(due); !slices.Equal(got, []int64{3, 5, 6}) || !next.IsZero() {
 		t.Fatalf("after removals: %v", got)
 	}
 	// A popped item cannot be removed.
@@ -120,7 +109,7 @@ func TestDelayQueueRemove(t *testing.T) {
 	}
 	// Re-pushing a removed item works.
 	q.Push(items[3])
-	if due, _ := q.PopDue(dqT0.Add(time.Hour)); !dqEqual(dqIDs(due), []int64{4}) {
+	if due, _ := q.PopDue(dqT0.Add(time.Hour)); !slices.Equal(dqIDs(due), []int64{4}) {
 		t.Fatalf("re-pushed: %v", dqIDs(due))
 	}
 }
@@ -158,7 +147,7 @@ func TestDelayQueueDrain(t *testing.T) {
 	}
 	// Usable after a drain.
 	q.Push(dqItem(4, 0))
-	if due, _ := q.PopDue(dqT0); !dqEqual(dqIDs(due), []int64{4}) {
+	if due, _ := q.PopDue(dqT0); !slices.Equal(dqIDs(due), []int64{4}) {
 		t.Fatalf("after drain: %v", dqIDs(due))
 	}
 }
