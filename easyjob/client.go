@@ -2,12 +2,15 @@ package easyjob
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/easyjob-go/easyjob/easyjob/internal/schedule"
 	"github.com/easyjob-go/easyjob/repository"
+	"github.com/easyjob-go/easyjob/repository/instrument"
 )
 
 // Client runs the control operations (trigger, pause, resume, reschedule,
@@ -39,6 +42,7 @@ func NewClient(ctx context.Context, cfg Config) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
+	store = instrument.Wrap(store, cfg.callBounds())
 	return &Client{store: store, group: cfg.Group, live: cfg.LiveAfter, dead: cfg.DeadAfter, closeFn: closeFn}, nil
 }
 
@@ -154,12 +158,45 @@ type NodeInfo struct {
 	Dead bool `json:"dead"`
 	// RowNumber is the 1-based position among live nodes sorted by id (the
 	// row number the strategies use), 0 when not live.
-	RowNumber    int           `json:"row_number"`
-	HeartbeatAge time.Duration `json:"heartbeat_age"`
+	RowNumber int `json:"row_number"`
+	// HeartbeatAge is written to JSON in seconds (heartbeat_age_seconds).
+	HeartbeatAge time.Duration `json:"-"`
 	StartedAt    time.Time     `json:"started_at"`
 	HeartbeatAt  time.Time     `json:"heartbeat_at"`
 	// InFlight counts the doing tasks it has claimed (queued or running).
 	InFlight int `json:"in_flight"`
+}
+
+// MarshalJSON writes n with its heartbeat age in seconds.
+func (n NodeInfo) MarshalJSON() ([]byte, error) {
+	type plain NodeInfo // without this method
+	return json.Marshal(struct {
+		plain
+		HeartbeatAge float64 `json:"heartbeat_age_seconds"`
+	}{plain(n), seconds(n.HeartbeatAge)})
+}
+
+// UnmarshalJSON reads what MarshalJSON writes.
+func (n *NodeInfo) UnmarshalJSON(b []byte) error {
+	type plain NodeInfo
+	var v struct {
+		plain
+		HeartbeatAge float64 `json:"heartbeat_age_seconds"`
+	}
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	*n = NodeInfo(v.plain)
+	n.HeartbeatAge = fromSeconds(v.HeartbeatAge)
+	return nil
+}
+
+// seconds is d in seconds, to the millisecond, for JSON.
+func seconds(d time.Duration) float64 { return float64(d.Milliseconds()) / 1000 }
+
+// fromSeconds is the inverse of seconds.
+func fromSeconds(s float64) time.Duration {
+	return time.Duration(math.Round(s*1000)) * time.Millisecond
 }
 
 // Trigger asks for one fire of the task as soon as possible. A paused task

@@ -29,6 +29,12 @@ type Config struct {
 	// SkipMigrate leaves the schema to you. By default Run applies the
 	// embedded migrations at start (Postgres; under an advisory lock).
 	SkipMigrate bool
+	// FailFast makes Run return the error of a start the database did not
+	// answer (down, not yet up, unreachable). By default Run retries with
+	// backoff (up to 30 s apart) until the database answers or its context
+	// is done, so a service does not die with its database; Health reports
+	// StateStarting with the reason meanwhile.
+	FailFast bool
 
 	// Group scopes tasks and nodes so several services can share a
 	// database. Default "default".
@@ -71,6 +77,15 @@ type Config struct {
 	ShutdownGrace time.Duration
 	// NodeExpiry: node rows dead this long are deleted. Default 1h.
 	NodeExpiry time.Duration
+	// CallTimeout bounds every database call (the connection included):
+	// a path to the database that goes silent (a NAT or conntrack flush,
+	// a moved virtual IP: packets vanish, sockets stay open) costs a call
+	// this long, the driver discards the connection, and the node retries
+	// on a fresh one. Heartbeats and live-node reads are bounded by
+	// DeadAfter when that is shorter; bulk statements (registration,
+	// history pruning, recovery, removal) by BulkCallFactor × CallTimeout.
+	// Default 5s.
+	CallTimeout time.Duration
 
 	// Logger receives structured logs (zerolog, the runtime's own logger).
 	// Slog instead sends them to a log/slog logger (levels mapped, fields
@@ -156,6 +171,9 @@ func (c Config) withDefaults() Config {
 	if c.MaxClaims == 0 {
 		c.MaxClaims = 1000 * c.Workers
 	}
+	if c.CallTimeout == 0 {
+		c.CallTimeout = 5 * time.Second
+	}
 	if c.StartDeadline == 0 {
 		c.StartDeadline = time.Second
 	}
@@ -197,6 +215,8 @@ func (c Config) validate() error {
 		return bad("Workers", c.Workers)
 	case c.MaxClaims <= 0:
 		return bad("MaxClaims", c.MaxClaims)
+	case c.CallTimeout <= 0:
+		return bad("CallTimeout", c.CallTimeout)
 	case c.StartDeadline <= 0:
 		return bad("StartDeadline", c.StartDeadline)
 	case c.ShutdownGrace <= 0:

@@ -45,17 +45,44 @@ type Health struct {
 	// LastHeartbeat is when the last good heartbeat was sent (local
 	// clock; zero before the node registered) and HeartbeatAge its age.
 	LastHeartbeat time.Time     `json:"last_heartbeat,omitzero"`
-	HeartbeatAge  time.Duration `json:"heartbeat_age"`
+	HeartbeatAge  time.Duration `json:"-"` // JSON: heartbeat_age_seconds
 	// WedgedAfter is the liveness bound: max(10 × HeartbeatInterval,
 	// 3 × DeadAfter), 10 s by default.
-	WedgedAfter time.Duration `json:"wedged_after"`
+	WedgedAfter time.Duration `json:"-"` // JSON: wedged_after_seconds
 	// Reason says why the node is not ready (or not live); empty when ready.
 	Reason string `json:"reason,omitempty"`
+}
+
+// MarshalJSON writes h with its durations in seconds.
+func (h Health) MarshalJSON() ([]byte, error) {
+	type plain Health // without this method
+	return json.Marshal(struct {
+		plain
+		HeartbeatAge float64 `json:"heartbeat_age_seconds"`
+		WedgedAfter  float64 `json:"wedged_after_seconds"`
+	}{plain(h), seconds(h.HeartbeatAge), seconds(h.WedgedAfter)})
+}
+
+// UnmarshalJSON reads what MarshalJSON writes.
+func (h *Health) UnmarshalJSON(b []byte) error {
+	type plain Health
+	var v struct {
+		plain
+		HeartbeatAge float64 `json:"heartbeat_age_seconds"`
+		WedgedAfter  float64 `json:"wedged_after_seconds"`
+	}
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	*h = Health(v.plain)
+	h.HeartbeatAge, h.WedgedAfter = fromSeconds(v.HeartbeatAge), fromSeconds(v.WedgedAfter)
+	return nil
 }
 
 // runState is what Run tells Health; Health reads it with atomics only.
 type runState struct {
 	ended     atomic.Bool
+	startErr  atomic.Pointer[error] // the last failed start, while Run retries
 	node      atomic.Pointer[node.Node]
 	nodeID    atomic.Int64 // from the store's answers, not the node's fields
 	beatBegan atomic.Int64 // unix nanos (local) when the last Heartbeat call began
@@ -100,6 +127,9 @@ func (s *Scheduler) Health() Health {
 		return h
 	case n == nil:
 		h.State, h.Live, h.Reason = StateStarting, true, "opening and migrating the store"
+		if err := s.health.startErr.Load(); err != nil {
+			h.Reason = "database not answering at start, retrying: " + (*err).Error()
+		}
 		return h
 	}
 	h.Migrated = true

@@ -27,6 +27,27 @@ func probe(t *testing.T, h http.Handler, path string) (int, Health) {
 	return rec.Code, out
 }
 
+// TestHealthJSONSeconds: durations in the JSON are seconds, named so.
+func TestHealthJSONSeconds(t *testing.T) {
+	b, err := json.Marshal(Health{HeartbeatAge: 1500 * time.Millisecond, WedgedAfter: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := string(b); !strings.Contains(s, `"heartbeat_age_seconds":1.5`) || !strings.Contains(s, `"wedged_after_seconds":10`) ||
+		strings.Contains(s, `"heartbeat_age"`) {
+		t.Fatalf("Health JSON %s", s)
+	}
+	b, err = json.Marshal(NodeInfo{ID: 7, HeartbeatAge: 250 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n NodeInfo
+	if err := json.Unmarshal(b, &n); err != nil || n.ID != 7 || n.HeartbeatAge != 250*time.Millisecond ||
+		!strings.Contains(string(b), `"heartbeat_age_seconds":0.25`) {
+		t.Fatalf("NodeInfo JSON %s, back %+v (%v)", b, n, err)
+	}
+}
+
 func TestHealthBeforeRun(t *testing.T) {
 	s, err := New(Config{})
 	if err != nil {
@@ -54,7 +75,7 @@ func TestHealthLifecycle(t *testing.T) {
 	if code != http.StatusOK || got.State != StateRunning || !got.Migrated || !got.Live || got.NodeID != int64(tn.n.ID()) || got.Reason != "" {
 		t.Fatalf("/readyz while running: %d %+v (node %d)", code, got, tn.n.ID())
 	}
-	if got.HeartbeatAge > cfg.HeartbeatInterval*2 || got.LastHeartbeat.IsZero() {
+	if got.HeartbeatAge < 0 || got.HeartbeatAge > cfg.HeartbeatInterval*2 || got.LastHeartbeat.IsZero() || got.WedgedAfter != tn.s.Health().WedgedAfter {
 		t.Fatalf("heartbeat age %v, last %v", got.HeartbeatAge, got.LastHeartbeat)
 	}
 	if code, _ := probe(t, h, "/livez"); code != http.StatusOK {

@@ -3,6 +3,8 @@ package easyjob
 import (
 	"fmt"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/easyjob-go/easyjob/easyjob/internal/schedule"
 	"github.com/easyjob-go/easyjob/easyjob/internal/spec"
@@ -28,6 +30,11 @@ func newTaskSpec(name, cron string, fn Func, opts []Option) *taskSpec {
 func (s *taskSpec) build(fn Func, opts []Option) error {
 	if s.Name == "" || len(s.Name) > maxNameLen || strings.TrimSpace(s.Name) != s.Name {
 		return fmt.Errorf("%w: %q (1..%d characters, no surrounding spaces)", ErrInvalidName, s.Name, maxNameLen)
+	}
+	// A control character would forge lines in logs and terminals, and
+	// cannot be typed in the CLI or the dashboard.
+	if i := strings.IndexFunc(s.Name, unicode.IsControl); i >= 0 || !utf8.ValidString(s.Name) {
+		return fmt.Errorf("%w: %q (control characters and invalid UTF-8 are refused)", ErrInvalidName, s.Name)
 	}
 	if fn == nil {
 		return fmt.Errorf("%w: task %q", ErrNilFunc, s.Name)

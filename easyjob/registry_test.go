@@ -42,6 +42,7 @@ func regWantErr(t *testing.T, err, sentinel error, names ...string) {
 func TestRegisterInvalidName(t *testing.T) {
 	for _, name := range []string{
 		"", " ", "\t", " lead", "trail ", "nl\n", strings.Repeat("x", maxNameLen+1),
+		"in\nner", "esc\x1b[31mred", "nul\x00", "del\x7f", "bad\xffutf8",
 	} {
 		s, _ := regMemScheduler(t)
 		err := s.Register(name, "* * * * *", regNopJob)

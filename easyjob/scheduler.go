@@ -7,6 +7,8 @@ import (
 	"sync"
 
 	"github.com/easyjob-go/easyjob/easyjob/internal/node"
+	"github.com/easyjob-go/easyjob/easyjob/internal/schedule"
+	"github.com/easyjob-go/easyjob/easyjob/internal/spec"
 	"github.com/easyjob-go/easyjob/strategy"
 )
 
@@ -59,8 +61,12 @@ func (s *Scheduler) Register(name, cron string, fn Func, opts ...Option) error {
 
 // Run validates the registered tasks, opens the store, registers this node
 // and runs it until ctx is done, then shuts down gracefully (see Config.
-// ShutdownGrace) and returns nil. It returns an error at once when the
-// registration or the store is unusable. Run may be called once.
+// ShutdownGrace) and returns nil. A registration that is invalid is
+// returned at once. A database that does not answer at start (down, not
+// yet up, unreachable) is retried with backoff until it answers or ctx is
+// done, unless Config.FailFast asks for the error instead; a schema newer
+// than this binary or refused credentials are returned at once. Run may
+// be called once.
 func (s *Scheduler) Run(ctx context.Context) error {
 	s.mu.Lock()
 	if s.running {
@@ -76,16 +82,42 @@ func (s *Scheduler) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	var away startOutage
+	for attempt := 1; ; attempt++ {
+		err := s.runOnce(ctx, byName, &away)
+		if err == nil || s.cfg.FailFast || !retryStart(err) {
+			return err
+		}
+		if ctx.Err() != nil {
+			return fmt.Errorf("easyjob: stopped before the database answered: %w", err)
+		}
+		wait := schedule.Backoff(attempt, startRetryBase, startRetryMax)
+		away.failed(s.cfg.Logger, err, wait)
+		s.health.startErr.Store(&err)
+		if !schedule.Sleep(ctx, wait) {
+			return fmt.Errorf("easyjob: stopped before the database answered: %w", err)
+		}
+	}
+}
+
+// runOnce opens the store, registers the node and runs it: one attempt
+// of Run.
+func (s *Scheduler) runOnce(ctx context.Context, byName map[string]*spec.Spec, away *startOutage) error {
 	store, closeStore, err := openStore(ctx, s.cfg)
 	if err != nil {
 		return err
 	}
 	defer closeStore()
-	store = s.wrapStore(store) // observer timing, health tracking (health.go)
+	away.answered(s.cfg.Logger)
+	store = s.wrapStore(store) // call bounds, observer timing, health tracking (health.go)
 	n, err := node.New(s.cfg.runtime(), store, byName)
 	if err != nil {
 		return err
 	}
 	s.health.node.Store(n)
-	return n.Run(ctx)
+	if err := n.Run(ctx); err != nil {
+		s.health.node.Store(nil)
+		return err
+	}
+	return nil
 }

@@ -14,14 +14,36 @@ import (
 	"github.com/easyjob-go/easyjob/repository/postgres"
 )
 
-// wrapStore puts the observer's timing (when Config.Observer is set) and
-// the health tracking in front of the store Run opened.
+// wrapStore puts the call bounds (Config.CallTimeout), the observer's
+// timing (when Config.Observer is set) and the health tracking in front of
+// the store Run opened.
 func (s *Scheduler) wrapStore(store repository.Store) repository.Store {
-	hooks := []instrument.Hook{&s.health}
+	hooks := []instrument.Hook{s.cfg.callBounds(), &s.health}
 	if s.cfg.Observer != nil {
 		hooks = append(hooks, &storeTimer{obs: s.cfg.Observer, group: s.cfg.Group})
 	}
 	return instrument.Wrap(store, hooks...)
+}
+
+// BulkCallFactor is how many CallTimeouts a bulk statement may take:
+// registering the tasks, pruning history, recovering a dead node's
+// tasks, marking or removing stale tasks.
+const BulkCallFactor = 6
+
+// callBounds bounds each store call (Config.CallTimeout): what keeps a
+// node alive in its peers' eyes by DeadAfter too (an answer later than
+// that is worth nothing), bulk statements by BulkCallFactor times more.
+func (c Config) callBounds() instrument.Deadlines {
+	beat, bulk := min(c.CallTimeout, c.DeadAfter), BulkCallFactor*c.CallTimeout
+	return func(op string) time.Duration {
+		switch op {
+		case "Heartbeat", "LiveNodes", "TaskSet":
+			return beat
+		case "UpsertTasks", "PruneHistory", "RecoverAll", "Tasks", "MarkStale", "RemoveTask":
+			return bulk
+		}
+		return c.CallTimeout
+	}
 }
 
 // storeTimer reports each store call to the observer as an
@@ -57,8 +79,11 @@ func openStore(ctx context.Context, cfg Config) (repository.Store, func(), error
 	case cfg.DB != nil:
 		pg = postgres.New(cfg.DB)
 	case cfg.DSN != "":
+		octx, cancel := context.WithTimeout(ctx, cfg.CallTimeout)
 		var err error
-		if pg, err = postgres.Open(ctx, cfg.DSN); err != nil {
+		pg, err = postgres.Open(octx, cfg.DSN)
+		cancel()
+		if err != nil {
 			return nil, nil, fmt.Errorf("easyjob: open %s: %w", postgres.RedactDSN(cfg.DSN), err)
 		}
 		closer = func() { _ = pg.Close() }
@@ -66,7 +91,9 @@ func openStore(ctx context.Context, cfg Config) (repository.Store, func(), error
 		return memory.New(), closer, nil
 	}
 	if !cfg.SkipMigrate {
-		if err := pg.Migrate(ctx); err != nil {
+		mctx, cancel := context.WithTimeout(ctx, BulkCallFactor*cfg.CallTimeout)
+		defer cancel()
+		if err := pg.Migrate(mctx); err != nil {
 			closer()
 			return nil, nil, fmt.Errorf("easyjob: migrate: %w", err)
 		}

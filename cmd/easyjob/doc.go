@@ -11,7 +11,7 @@
 // Operator commands act on the tasks and nodes of one group (--group,
 // default "default") in the database of --dsn, else $EASYJOB_DSN (one of
 // the two is required: there is no default server); --json prints JSON
-// instead of tables (durations name their unit, e.g. heartbeat_age_ms),
+// instead of tables (durations name their unit, e.g. heartbeat_age_seconds),
 // --timeout bounds the command. Flags may come before the command or
 // anywhere after it:
 //

@@ -137,8 +137,8 @@ func TestOpsLifecycleCLI(t *testing.T) {
 		if err := json.Unmarshal([]byte(r.stdout), &ns); err != nil || len(ns) != 1 {
 			t.Fatalf("nodes --json: %v\n%s", err, r.stdout)
 		}
-		if _, ok := ns[0]["heartbeat_age_ms"]; !ok {
-			t.Errorf("no heartbeat_age_ms: %v", ns[0])
+		if _, ok := ns[0]["heartbeat_age_seconds"]; !ok {
+			t.Errorf("no heartbeat_age_seconds: %v", ns[0])
 		}
 		if _, ok := ns[0]["heartbeat_age"]; ok {
 			t.Errorf("a unitless heartbeat_age: %v", ns[0])

@@ -45,11 +45,11 @@ func showStatus(ctx context.Context, e *env, withNodes, withTasks bool) error {
 			return e.emit(struct {
 				Group string             `json:"group"`
 				Now   time.Time          `json:"now"`
-				Nodes []nodeJSON         `json:"nodes"`
+				Nodes []easyjob.NodeInfo `json:"nodes"`
 				Tasks []easyjob.TaskInfo `json:"tasks"`
-			}{e.group, now, nodesJSON(nodes), nonNil(tasks)})
+			}{e.group, now, nonNil(nodes), nonNil(tasks)})
 		case withNodes:
-			return e.emit(nodesJSON(nodes))
+			return e.emit(nonNil(nodes))
 		default:
 			return e.emit(nonNil(tasks))
 		}
@@ -95,22 +95,6 @@ func (e *env) printGroups(ctx context.Context) error {
 	}
 	_, err = fmt.Fprintf(e.out, "groups in this database: %s (choose one with --group NAME)\n", strings.Join(groups, ", "))
 	return err
-}
-
-// nodeJSON is a node as --json prints it: its heartbeat age in
-// milliseconds, named so (NodeInfo's own is a bare count of nanoseconds).
-type nodeJSON struct {
-	easyjob.NodeInfo
-	HeartbeatAge   *struct{} `json:"heartbeat_age,omitempty"` // hides NodeInfo's
-	HeartbeatAgeMS int64     `json:"heartbeat_age_ms"`
-}
-
-func nodesJSON(nodes []easyjob.NodeInfo) []nodeJSON {
-	out := make([]nodeJSON, len(nodes))
-	for i, n := range nodes {
-		out[i] = nodeJSON{NodeInfo: n, HeartbeatAgeMS: n.HeartbeatAge.Milliseconds()}
-	}
-	return out
 }
 
 // nonNil makes a nil slice an empty one (JSON [] rather than null).

@@ -1,6 +1,7 @@
 package dashboard
 
 import (
+	"log/slog"
 	"net/http"
 	"strings"
 	"time"
@@ -28,6 +29,10 @@ type Options struct {
 	Window time.Duration
 	// MaxRuns bounds the fires the timeline reads (the newest). Default 2000.
 	MaxRuns int
+	// Logger receives the full error of a read that failed; the page says
+	// only what kind of failure it was, never a user, database or host.
+	// Default slog.Default().
+	Logger *slog.Logger
 }
 
 // Handler serves the dashboard of the group of one easyjob.Client. Mount
@@ -49,6 +54,9 @@ func New(c *easyjob.Client, o Options) *Handler {
 	}
 	if o.Window <= 0 {
 		o.Window = 5 * time.Minute
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
 	}
 	if o.MaxRuns <= 0 {
 		o.MaxRuns = 2000

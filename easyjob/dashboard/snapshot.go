@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgconn"
+
 	"github.com/easyjob-go/easyjob/easyjob"
 )
 
@@ -78,9 +80,25 @@ func (h *Handler) timelineWindow(r *http.Request) (time.Duration, []windowChoice
 	return w, out
 }
 
-// unavailable answers a page whose reads failed.
+// unavailable answers a page whose reads failed. The error itself goes to
+// the log: a driver's error names the user, database and host, which a
+// page must not show.
 func (h *Handler) unavailable(w http.ResponseWriter, r *http.Request, err error) {
-	h.fail(w, r, http.StatusServiceUnavailable, "cannot read the schedule: "+err.Error())
+	h.opts.Logger.Error("easyjob dashboard: read failed", "path", r.URL.Path, "err", err)
+	h.fail(w, r, http.StatusServiceUnavailable, "Cannot read the schedule: "+failureKind(err)+". The service's log has the details.")
+}
+
+// failureKind names the kind of a failed read without its details.
+func failureKind(err error) string {
+	var conn *pgconn.ConnectError
+	switch {
+	case errors.Is(err, context.DeadlineExceeded):
+		return "the database did not answer in time"
+	case errors.As(err, &conn):
+		return "cannot connect to the database"
+	default:
+		return "the database returned an error"
+	}
 }
 
 // notFound answers a request about a task the group does not have.

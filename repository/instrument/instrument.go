@@ -1,13 +1,16 @@
 // Package instrument puts hooks in front of a store: every call of the
 // runtime's contract and of the control contract goes through one
-// wrapper, which tells each Hook when the call begins and how it ended.
-// Metrics and traces (easyjob's Observer), the health probe and the bench
-// harness's round-trip counts are hooks; none of them forwards the store
-// by hand.
+// wrapper, which tells each Hook when the call begins and how it ended,
+// and bounds it in time when a hook is a Bounder. Metrics and traces
+// (easyjob's Observer), the health probe, the call deadlines and the
+// bench harness's round-trip counts are hooks; none of them forwards the
+// store by hand.
 package instrument
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"time"
 
 	"github.com/easyjob-go/easyjob/repository"
@@ -36,14 +39,44 @@ type Hook interface {
 	End(c Call)
 }
 
-// Wrap returns s with hooks in front of every method but Close. The
-// result implements repository.Notifier exactly when s does (Listen is
-// reported once, when its session ends). With no hooks it returns s.
+// Bounder is a Hook that bounds calls in time: the wrapper runs each call
+// under a context that ends Bound(op) after the call begins, unless the
+// caller's ends sooner (0: no bound of its own). A database path that
+// goes silent (packets dropped, sockets open) then costs a call its
+// bound, not the caller its goroutine: the driver gives up the read and
+// discards the connection. Listen, one long session, is never bounded.
+type Bounder interface {
+	Hook
+	Bound(op string) time.Duration
+}
+
+// Deadlines is a Bounder from a function of the method's name.
+type Deadlines func(op string) time.Duration
+
+// Begin implements Hook.
+func (Deadlines) Begin(string, time.Time) {}
+
+// End implements Hook.
+func (Deadlines) End(Call) {}
+
+// Bound implements Bounder.
+func (d Deadlines) Bound(op string) time.Duration { return d(op) }
+
+// Wrap returns s with hooks in front of every method but Close, the
+// first Bounder among them bounding every call. The result implements
+// repository.Notifier exactly when s does (Listen is reported once, when
+// its session ends). With no hooks it returns s.
 func Wrap(s repository.Store, hooks ...Hook) repository.Store {
 	if len(hooks) == 0 {
 		return s
 	}
 	w := &store{inner: s, hooks: hooks}
+	for _, h := range hooks {
+		if b, ok := h.(Bounder); ok {
+			w.bound = b
+			break
+		}
+	}
 	if n, ok := s.(repository.Notifier); ok {
 		return &notifier{store: w, n: n}
 	}
@@ -55,9 +88,29 @@ func Wrap(s repository.Store, hooks ...Hook) repository.Store {
 type store struct {
 	inner repository.Store
 	hooks []Hook
+	bound Bounder // nil: calls keep their caller's context
 }
 
-func (s *store) begin(op string) time.Time {
+// begin reports op's start to the hooks and returns the context the call
+// runs under, its start, and the release of that context.
+func (s *store) begin(ctx context.Context, op string) (context.Context, time.Time, context.CancelFunc) {
+	at := s.announce(op)
+	if s.bound == nil {
+		return ctx, at, func() {}
+	}
+	d := s.bound.Bound(op)
+	if d <= 0 {
+		return ctx, at, func() {}
+	}
+	if dl, ok := ctx.Deadline(); ok && dl.Before(at.Add(d)) {
+		return ctx, at, func() {}
+	}
+	ctx, cancel := context.WithTimeoutCause(ctx, d, &TimeoutError{Op: op, After: d})
+	return ctx, at, cancel
+}
+
+// announce tells the hooks that op begins now.
+func (s *store) announce(op string) time.Time {
 	at := time.Now()
 	for _, h := range s.hooks {
 		h.Begin(op, at)
@@ -72,12 +125,40 @@ func (s *store) end(c Call) {
 	}
 }
 
-// call times f as op.
-func call[T any](s *store, op string, f func() (T, error)) (T, error) {
-	began := s.begin(op)
-	v, err := f()
+// call runs f as op, timed and bounded.
+func call[T any](ctx context.Context, s *store, op string, f func(context.Context) (T, error)) (T, error) {
+	ctx, began, cancel := s.begin(ctx, op)
+	defer cancel()
+	v, err := f(ctx)
+	err = bounded(ctx, err)
 	s.end(Call{Op: op, Began: began, Err: err})
 	return v, err
+}
+
+// TimeoutError reports a store call that its Bounder's bound ended. It
+// matches context.DeadlineExceeded.
+type TimeoutError struct {
+	Op    string
+	After time.Duration
+}
+
+func (e *TimeoutError) Error() string {
+	return fmt.Sprintf("%s gave up after %v: the database did not answer", e.Op, e.After)
+}
+
+// Unwrap makes the error match context.DeadlineExceeded.
+func (e *TimeoutError) Unwrap() error { return context.DeadlineExceeded }
+
+// bounded names the bound in err when the call's own deadline ended it.
+func bounded(ctx context.Context, err error) error {
+	if err == nil {
+		return nil
+	}
+	var te *TimeoutError
+	if errors.As(context.Cause(ctx), &te) && !errors.As(err, &te) {
+		return fmt.Errorf("%w: %w", te, err)
+	}
+	return err
 }
 
 // Close closes the inner store; it is not a call worth reporting.
@@ -91,7 +172,7 @@ type notifier struct {
 
 // Listen implements repository.Notifier.
 func (s *notifier) Listen(ctx context.Context, group string, wake func()) error {
-	began := s.begin("Listen")
+	began := s.announce("Listen")
 	err := s.n.Listen(ctx, group, wake)
 	s.end(Call{Op: "Listen", Began: began, Err: err})
 	return err

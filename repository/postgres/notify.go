@@ -5,6 +5,10 @@ import (
 	"database/sql/driver"
 	"errors"
 	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/jackc/pgx/v5/stdlib"
 )
@@ -41,12 +45,12 @@ func (s *Store) Listen(ctx context.Context, group string, wake func()) error {
 			return driver.ErrBadConn
 		}
 		for {
-			n, err := c.WaitForNotification(ctx)
+			n, err := waitNotification(ctx, c, s.probeAfter())
 			if err != nil {
 				listenErr = err
 				return driver.ErrBadConn
 			}
-			if n.Payload == group {
+			if n != nil && n.Payload == group {
 				wake()
 			}
 		}
@@ -58,4 +62,41 @@ func (s *Store) Listen(ctx context.Context, group string, wake func()) error {
 		listenErr = errors.New("connection closed")
 	}
 	return fmt.Errorf("easyjob/postgres: listen: %w", listenErr)
+}
+
+// listenProbe is how long a LISTEN session waits for a notification
+// before it checks that the server still answers. A path that goes
+// silent (packets dropped, sockets open) never ends a read by itself:
+// without the probe, the session would wait forever, and the node would
+// not hear a notification again once the path heals.
+const listenProbe = 10 * time.Second
+
+// probeTimeout bounds the probe's round trip.
+const probeTimeout = 5 * time.Second
+
+// probeAfter is listenProbe, or the store's own (tests).
+func (s *Store) probeAfter() time.Duration {
+	if s.probe > 0 {
+		return s.probe
+	}
+	return listenProbe
+}
+
+// waitNotification waits up to probe for a notification on c. When none
+// came it pings the server, and returns (nil, nil) if it answered.
+func waitNotification(ctx context.Context, c *pgx.Conn, probe time.Duration) (*pgconn.Notification, error) {
+	wctx, cancel := context.WithTimeout(ctx, probe)
+	n, err := c.WaitForNotification(wctx)
+	cancel()
+	if err == nil || ctx.Err() != nil || !pgconn.Timeout(err) {
+		return n, err
+	}
+	// A timed-out wait leaves the connection usable (pgconn closes it on
+	// any other error): probe it.
+	pctx, cancel := context.WithTimeout(ctx, min(probe, probeTimeout))
+	defer cancel()
+	if err := c.Ping(pctx); err != nil {
+		return nil, fmt.Errorf("no answer to a probe after %v without a notification: %w", probe, err)
+	}
+	return nil, nil
 }

@@ -111,3 +111,35 @@ WHERE datname = current_database() AND query = 'LISTEN easyjob'`); err != nil {
 		t.Fatal("Listen did not notice its connection died")
 	}
 }
+
+// TestListenEndsOnSilentPath: a LISTEN session whose path goes silent
+// (no reset) ends with an error after one probe instead of waiting
+// forever, so the node restarts it once the path heals (issue 30, item 3).
+func TestListenEndsOnSilentPath(t *testing.T) {
+	dsn := pgtest.NewDatabase(t)
+	direct := pgtest.OpenStore(t, dsn)
+	path, via := pgtest.NewSilentPath(t, dsn)
+	listener := pgtest.OpenStore(t, via)
+	postgres.SetListenProbe(listener, 300*time.Millisecond)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- listener.Listen(ctx, "g", func() {}) }()
+	waitListening(t, direct)
+	// Quiet but healthy: the probe answers and the session goes on.
+	select {
+	case err := <-done:
+		t.Fatalf("Listen returned on a healthy, quiet path: %v", err)
+	case <-time.After(time.Second):
+	}
+	path.Silence()
+	select {
+	case err := <-done:
+		if err == nil {
+			t.Fatal("Listen returned nil on a silent path, want an error")
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Listen still waiting 5s after its path went silent")
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"net"
 	"strings"
 	"time"
 
@@ -30,9 +31,18 @@ type Store struct {
 	binary bool          // hot statements name pgx's exec mode (binaryMode)
 	prio   *priorityConn // heartbeats and live views
 	opts   optionsMemo   // decoded task options, by their JSON
+	probe  time.Duration // LISTEN's probe interval; 0: listenProbe (tests set it)
 	// owned says whether Close closes db: true only when Open created it.
 	owned bool
 }
+
+// connectTimeout bounds a connection attempt when the DSN sets no
+// connect_timeout.
+const connectTimeout = 5 * time.Second
+
+// keepAlive probes an idle connection after 15 s, then every 5 s, and
+// gives it up after 3 probes without an answer.
+var keepAlive = net.KeepAliveConfig{Enable: true, Idle: 15 * time.Second, Interval: 5 * time.Second, Count: 3}
 
 // MaxConns bounds the connections of a pool opened by Open: enough for the
 // default 10 workers plus the node's loops and its LISTEN connection.
@@ -54,6 +64,13 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 	if !strings.Contains(dsn, "default_query_exec_mode") {
 		cfg.DefaultQueryExecMode = pgx.QueryExecModeSimpleProtocol
 	}
+	if !strings.Contains(dsn, "connect_timeout") {
+		cfg.ConnectTimeout = connectTimeout
+	}
+	// Idle connections (the pool's, LISTEN's) on a path that went silent
+	// are found dead by TCP keepalives within a minute, not the kernel's
+	// default two hours; calls in flight are bounded by their contexts.
+	cfg.DialFunc = (&net.Dialer{KeepAliveConfig: keepAlive}).DialContext
 	sqlDB := stdlib.OpenDB(*cfg)
 	// database/sql keeps only 2 idle connections by default: with a pool of
 	// workers every statement beyond two would dial a new backend (tens of

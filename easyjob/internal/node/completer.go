@@ -6,8 +6,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/rs/zerolog"
-
 	"github.com/easyjob-go/easyjob/easyjob/internal/claim"
 	"github.com/easyjob-go/easyjob/easyjob/internal/schedule"
 	"github.com/easyjob-go/easyjob/repository"
@@ -29,7 +27,7 @@ import (
 // batch must wait, so the next fire never waits for a write.
 type completer struct {
 	store repository.RunStore
-	log   zerolog.Logger
+	out   *outage                 // failed writes
 	hold  func() (release func()) // held around a statement and the delivery of its results (the claim gate)
 
 	mu      sync.Mutex
@@ -83,8 +81,8 @@ const (
 // second per node cost little.
 const maxWriteRetry = 500 * time.Millisecond
 
-func newCompleter(store repository.RunStore, log zerolog.Logger, hold func() (release func())) *completer {
-	return &completer{store: store, log: log, hold: hold, ready: make(chan struct{}, 1)}
+func newCompleter(store repository.RunStore, out *outage, hold func() (release func())) *completer {
+	return &completer{store: store, out: out, hold: hold, ready: make(chan struct{}, 1)}
 }
 
 // submit queues r, the finish that r.job builds, of a fire at local time
@@ -247,7 +245,7 @@ func (c *completer) write(ctx context.Context, batch []*finishReq) {
 			return
 		}
 		wait := schedule.Backoff(attempt, 50*time.Millisecond, maxWriteRetry)
-		c.log.Warn().Err(err).Int("finishes", len(fs)).Dur("retry_in", wait).Msg("easyjob: finish failed")
+		c.out.fail("Finish", err, wait)
 		if !schedule.Sleep(ctx, wait) {
 			for i, r := range batch {
 				r.job.done(fs[i], repository.FinishResult{Err: fmt.Errorf("easyjob: finish not written: %w", err)})

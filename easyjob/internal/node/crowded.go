@@ -36,7 +36,7 @@ func (n *Node) checkCrowded(ctx context.Context) error {
 	n.crowded.Store(crowded)
 	if crowded && time.Since(n.crowdedWarned) >= crowdedWarnEvery {
 		n.crowdedWarned = time.Now()
-		n.log.Warn().Int("max_claims", n.cfg.MaxClaims).Str("task", due.Tasks[0].Name).Dur("overdue", waited).
+		n.log.Warn().Int("max_claims", n.cfg.MaxClaims).Str("task", due.Tasks[0].Name).Str("overdue", dur(waited)).
 			Msg("easyjob: every claim taken (MaxClaims) while a due task waits; claims now rotate, so fires run late: raise Workers or MaxClaims, or add replicas")
 	}
 	return nil

@@ -32,6 +32,7 @@ func (n *Node) heartbeat(ctx context.Context) error {
 		n.observe(observe.Event{Kind: observe.EventHeartbeatFailed, Err: err})
 		return err
 	}
+	n.outage.answered()
 	n.offset.observe(sent, time.Now(), row.HeartbeatAt)
 	if last := n.lastBeat.Load(); n.seenSince.Load() == 0 || sent.Sub(time.Unix(0, last)) > 2*n.cfg.HeartbeatInterval {
 		n.seenSince.Store(sent.UnixNano())
@@ -118,7 +119,7 @@ func (n *Node) watchSilence(ctx context.Context) {
 // running jobs' contexts are cancelled.
 func (n *Node) fenceSelf(ctx context.Context, why string) {
 	n.claims.VoidAll()
-	n.log.Error().Dur("dead_after", n.cfg.DeadAfter).Str("why", why).Msg("easyjob: dropping every claim: peers may have taken them")
+	n.log.Error().Str("dead_after", dur(n.cfg.DeadAfter)).Str("why", why).Msg("easyjob: dropping every claim: peers may have taken them")
 	n.pool.CancelAll()
 	idle := append(n.queue.Drain(), n.pool.DrainWaiting()...)
 	rctx, cancel := context.WithTimeout(ctx, n.cfg.HeartbeatInterval)

@@ -22,7 +22,11 @@ func (n *Node) listen(ctx context.Context, l repository.Notifier) {
 			attempt = 1
 		}
 		wait := schedule.Backoff(attempt, 200*time.Millisecond, 10*time.Second)
-		n.log.Warn().Err(err).Dur("retry_in", wait).Msg("easyjob: notification listener stopped; polling meanwhile")
+		ev := n.log.Warn()
+		if n.outage.ongoing() {
+			ev = n.log.Debug() // the outage has its own lines
+		}
+		ev.Err(err).Str("retry_in", dur(wait)).Msg("easyjob: notification listener stopped; polling meanwhile")
 		if !schedule.Sleep(ctx, wait) {
 			return
 		}

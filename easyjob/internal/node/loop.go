@@ -6,21 +6,20 @@ import (
 	"runtime/debug"
 	"time"
 
-	"github.com/rs/zerolog"
-
 	"github.com/easyjob-go/easyjob/easyjob/internal/schedule"
 )
 
 // loop runs step every interval (or at once when wake fires) until ctx is
-// done. A failing step is logged and retried with exponential backoff
-// capped at the interval (at least 1 s): a loop never dies silently and never spins. A
-// panicking step is logged and treated as a failure.
-func loop(ctx context.Context, log zerolog.Logger, name string, interval time.Duration, wake <-chan struct{}, step func(context.Context) error) {
-	loopEvery(ctx, log, name, func() time.Duration { return interval }, wake, step)
+// done. A failing step is reported to o (which keeps an outage to a few
+// lines) and retried with exponential backoff capped at the interval (at
+// least 1 s): a loop never dies silently and never spins. A panicking
+// step is logged and treated as a failure.
+func loop(ctx context.Context, o *outage, name string, interval time.Duration, wake <-chan struct{}, step func(context.Context) error) {
+	loopEvery(ctx, o, name, func() time.Duration { return interval }, wake, step)
 }
 
 // loopEvery is loop with an interval read after each successful step.
-func loopEvery(ctx context.Context, log zerolog.Logger, name string, every func() time.Duration, wake <-chan struct{}, step func(context.Context) error) {
+func loopEvery(ctx context.Context, o *outage, name string, every func() time.Duration, wake <-chan struct{}, step func(context.Context) error) {
 	// Retries back off, but never beyond the interval (or 1 s): a heartbeat
 	// that failed must come back within one interval of the database, or
 	// its peers, judging it after an outage, would find it silent.
@@ -53,9 +52,9 @@ func loopEvery(ctx context.Context, log zerolog.Logger, name string, every func(
 		case err != nil:
 			failures++
 			wait = schedule.Backoff(failures, min(wait, time.Second)/2+time.Millisecond, maxBackoff)
-			log.Warn().Err(err).Str("loop", name).Int("failures", failures).Dur("retry_in", wait).Msg("easyjob: loop step failed")
+			o.fail(name, err, wait)
 		case failures > 0:
-			log.Info().Str("loop", name).Int("failures", failures).Msg("easyjob: loop recovered")
+			o.log.Debug().Str("loop", name).Int("failures", failures).Msg("easyjob: loop recovered")
 			failures = 0
 		}
 		timer.Reset(wait)
@@ -65,8 +64,18 @@ func loopEvery(ctx context.Context, log zerolog.Logger, name string, every func(
 func safeStep(ctx context.Context, step func(context.Context) error) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			err = fmt.Errorf("easyjob: loop step panicked: %v\n%s", r, debug.Stack())
+			err = &stepPanic{value: r, stack: debug.Stack()}
 		}
 	}()
 	return step(ctx)
+}
+
+// stepPanic is a loop step's panic, as its error.
+type stepPanic struct {
+	value any
+	stack []byte
+}
+
+func (p *stepPanic) Error() string {
+	return fmt.Sprintf("easyjob: loop step panicked: %v\n%s", p.value, p.stack)
 }

@@ -23,7 +23,7 @@ func loopRun(t *testing.T, log zerolog.Logger, interval time.Duration, wake <-ch
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		loop(ctx, log, "test", interval, wake, step)
+		loop(ctx, newOutage(log), "test", interval, wake, step)
 	}()
 	var once sync.Once
 	stop = func() {
@@ -160,7 +160,7 @@ func TestLoopPanicDoesNotKill(t *testing.T) {
 	}
 	stop()
 	out := buf.String()
-	if !strings.Contains(out, "boom") || !strings.Contains(out, "loop step failed") {
+	if !strings.Contains(out, "boom") || !strings.Contains(out, `"message":"easyjob: loop step panicked"`) {
 		t.Errorf("panic not logged as a failure: %s", out)
 	}
 	if !strings.Contains(out, "loop recovered") {
@@ -252,7 +252,7 @@ func TestLoopStopsOnCancel(t *testing.T) {
 		if got := n.Load(); got != 1 {
 			t.Errorf("step called %d times", got)
 		}
-		if strings.Contains(buf.String(), "loop step failed") {
+		if strings.Contains(buf.String(), "easyjob: database") {
 			t.Errorf("a step cancelled by shutdown was logged as a failure: %s", buf.String())
 		}
 	})

@@ -62,6 +62,7 @@ type Node struct {
 	pool      *dispatch.Pool
 	starter   *starter
 	completer *completer
+	outage    *outage // keeps a database outage to a few log lines
 	stats     stats
 	hooks     *Hooks
 	obs       observe.Observer // Config.Observer; nil when nothing observes
@@ -99,7 +100,8 @@ func New(cfg Config, store repository.Runtime, specs map[string]*spec.Spec) (*No
 		}
 	}
 	slices.Sort(n.roots)
-	n.completer = newCompleter(store, n.log, n.claims.Hold)
+	n.outage = newOutage(n.log)
+	n.completer = newCompleter(store, n.outage, n.claims.Hold)
 	return n, nil
 }
 
@@ -153,6 +155,7 @@ func (n *Node) Run(ctx context.Context) error {
 		return err
 	}
 	n.log = n.log.With().Int64("node", int64(n.id())).Logger()
+	n.outage.log = n.log // before any loop starts
 	n.log.Info().Str("name", n.cfg.NodeName).Str("strategy", n.cfg.Strategy).Int("tasks", len(n.specs)).Msg("easyjob: node started")
 
 	// Loops that keep the node alive stop last; loops that take new work stop first.
@@ -162,19 +165,19 @@ func (n *Node) Run(ctx context.Context) error {
 	// Job contexts keep Run's values but not its cancel: shutdown cancels
 	// them itself, after the grace period.
 	n.pool = dispatch.NewPool(context.WithoutCancel(ctx), n.cfg.Workers, n.execute)
-	n.starter = newStarter(n.store, n.log, n.pool, &n.stats, func() { n.dirty.Store(true) })
+	n.starter = newStarter(n.store, n.outage, n.pool, &n.stats, func() { n.dirty.Store(true) })
 	var bgWG, workWG sync.WaitGroup
 	bgWG.Go(func() { n.completer.run(bg, func(ctx context.Context) { n.pool.WaitSettled(ctx, maxStartDefer) }) })
 	bgWG.Go(func() { n.starter.run(bg) })
-	bgWG.Go(func() { loop(bg, n.log, "heartbeat", n.cfg.HeartbeatInterval, nil, n.heartbeat) })
+	bgWG.Go(func() { loop(bg, n.outage, "heartbeat", n.cfg.HeartbeatInterval, nil, n.heartbeat) })
 	bgWG.Go(func() { n.watchSilence(bg) })
 
 	work, stopWork := context.WithCancel(ctx)
 	defer stopWork()
-	workWG.Go(func() { loopEvery(work, n.log, "loader", n.loadEvery, n.wake, n.load) })
-	workWG.Go(func() { loop(work, n.log, "recover", n.cfg.RecoverInterval, nil, n.recoverOrphans) })
-	workWG.Go(func() { loop(work, n.log, "housekeep", housekeepInterval, nil, n.housekeep) })
-	workWG.Go(func() { loop(work, n.log, "reconcile", n.cfg.HeartbeatInterval, n.reconcileNow, n.reconcileStep) })
+	workWG.Go(func() { loopEvery(work, n.outage, "loader", n.loadEvery, n.wake, n.load) })
+	workWG.Go(func() { loop(work, n.outage, "recover", n.cfg.RecoverInterval, nil, n.recoverOrphans) })
+	workWG.Go(func() { loop(work, n.outage, "housekeep", housekeepInterval, nil, n.housekeep) })
+	workWG.Go(func() { loop(work, n.outage, "reconcile", n.cfg.HeartbeatInterval, n.reconcileNow, n.reconcileStep) })
 	workWG.Go(func() { n.boss(work) })
 	workWG.Go(func() { n.watchHandovers(work) })
 	if l, ok := n.store.(repository.Notifier); ok {

@@ -10,9 +10,15 @@ import (
 
 // AbandonAfter bounds the wait for jobs after their contexts were
 // cancelled at the end of the shutdown grace: Run returns at most
-// ShutdownGrace + AbandonAfter after its context is done (plus a few
-// bounded writes).
+// ShutdownGrace + AbandonAfter + 2 × ShutdownWrites after its context is
+// done.
 const AbandonAfter = 2 * time.Second
+
+// ShutdownWrites bounds each of the two groups of writes of a shutdown
+// (announce and release before the jobs' grace, release and delete after
+// it) when the database does not answer; with one that does they take
+// milliseconds.
+const ShutdownWrites = 2 * time.Second
 
 // shutdown stops the node in this order, so that nothing it held is stuck
 // and peers take over at once:
@@ -36,14 +42,11 @@ func (n *Node) shutdown(work *sync.WaitGroup, stopBackground func()) {
 	work.Wait()
 	// Announce leaving first: peers drop this node from their live view,
 	// so their strategies accept the claims released next at once.
-	hctx, cancel := context.WithTimeout(n.bg, 5*time.Second)
-	if err := n.heartbeat(hctx); err != nil {
+	wctx, cancel := context.WithTimeout(n.bg, ShutdownWrites)
+	if err := n.heartbeat(wctx); err != nil {
 		n.log.Warn().Err(err).Msg("easyjob: could not announce leaving")
 	}
-	cancel()
-
-	rctx, cancel := context.WithTimeout(n.bg, 5*time.Second)
-	n.release(rctx, "shutdown", n.claims.Drop(n.queue.Drain()...))
+	n.release(wctx, "shutdown", n.claims.Drop(n.queue.Drain()...))
 	cancel()
 	for _, c := range n.pool.DrainWaiting() {
 		n.pool.Track(func() { n.giveBack(c) }) // started, never ran: back to peers
@@ -56,14 +59,21 @@ func (n *Node) shutdown(work *sync.WaitGroup, stopBackground func()) {
 	select {
 	case <-done:
 	case <-grace.C:
-		n.log.Warn().Dur("grace", n.cfg.ShutdownGrace).Msg("easyjob: shutdown grace over; cancelling running jobs")
+		n.log.Warn().Str("grace", dur(n.cfg.ShutdownGrace)).Msg("easyjob: shutdown grace over; cancelling running jobs")
 		n.pool.CancelAll()
 		abandon := time.NewTimer(AbandonAfter)
 		select {
 		case <-done:
 		case <-abandon.C:
+			// Still waiting: jobs that ignore their context, or results
+			// the database does not take (the completer and the starter
+			// retry them; workers wait on them).
 			stuck = true
-			n.log.Error().Dur("waited", AbandonAfter).Msg("easyjob: jobs ignore their cancelled context; leaving them to peers' recovery")
+			if k := n.pool.Busy(); k > 0 {
+				n.log.Error().Int("jobs", k).Str("waited", dur(AbandonAfter)).Msg("easyjob: jobs ignore their cancelled context; leaving them to peers' recovery")
+			} else {
+				n.log.Error().Str("waited", dur(AbandonAfter)).Msg("easyjob: results of finished jobs not written: the database does not answer; peers recover their tasks and re-run those fires")
+			}
 		}
 		abandon.Stop()
 	}
@@ -72,13 +82,13 @@ func (n *Node) shutdown(work *sync.WaitGroup, stopBackground func()) {
 	if !stuck {
 		n.pool.WaitWorkers() // idle: they exit at once
 	}
-	n.releaseHeld()
+	wctx, cancel = context.WithTimeout(context.WithoutCancel(n.bg), ShutdownWrites)
+	defer cancel()
+	n.releaseHeld(wctx)
 
 	stopBackground()
 
-	dctx, cancel := context.WithTimeout(context.WithoutCancel(n.bg), 5*time.Second)
-	defer cancel()
-	if err := n.store.DeleteNode(dctx, n.id()); err != nil {
+	if err := n.store.DeleteNode(wctx, n.id()); err != nil {
 		n.log.Warn().Err(err).Msg("easyjob: could not delete node row; peers will expire it")
 	}
 	n.log.Info().Msg("easyjob: node stopped")
@@ -86,9 +96,7 @@ func (n *Node) shutdown(work *sync.WaitGroup, stopBackground func()) {
 
 // releaseHeld releases the rows the database still shows claimed by this
 // node once its jobs are done, all in one statement.
-func (n *Node) releaseHeld() {
-	ctx, cancel := context.WithTimeout(n.bg, 5*time.Second)
-	defer cancel()
+func (n *Node) releaseHeld(ctx context.Context) {
 	rows, err := n.store.HeldBy(ctx, n.id())
 	if err != nil {
 		n.log.Warn().Err(err).Msg("easyjob: could not list claims at shutdown; peers recover them")

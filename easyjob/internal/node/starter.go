@@ -6,8 +6,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/rs/zerolog"
-
 	"github.com/easyjob-go/easyjob/easyjob/internal/claim"
 	"github.com/easyjob-go/easyjob/easyjob/internal/dispatch"
 	"github.com/easyjob-go/easyjob/easyjob/internal/schedule"
@@ -27,7 +25,7 @@ import (
 // abandoned row (RecoverAll).
 type starter struct {
 	store repository.RunStore
-	log   zerolog.Logger
+	out   *outage             // failed writes; its log is the starter's
 	pool  *dispatch.Pool      // settle waits for the fires queued behind a burst
 	lost  func()              // a write failed or a claim was lost: reconcile soon
 	stats *stats              // fenced starts
@@ -58,10 +56,10 @@ const StartRecordAfter = 1500 * time.Millisecond
 // behind them to get a worker (see settle).
 const maxStartDefer = 20 * time.Millisecond
 
-func newStarter(store repository.RunStore, log zerolog.Logger, p *dispatch.Pool, st *stats, lost func()) *starter {
+func newStarter(store repository.RunStore, out *outage, p *dispatch.Pool, st *stats, lost func()) *starter {
 	// Buffered so the boss never waits on a statement in flight.
 	return &starter{
-		store: store, log: log, pool: p, stats: st, lost: lost,
+		store: store, out: out, pool: p, stats: st, lost: lost,
 		in: make(chan []*claim.Claim, 1024), max: maxStartBatch, after: StartRecordAfter,
 		poke: make(chan struct{}, 1),
 	}
@@ -207,7 +205,7 @@ func (s *starter) start(ctx context.Context, batch []*claim.Claim) {
 		}
 		s.lost()
 		wait := schedule.Backoff(attempt, 50*time.Millisecond, maxWriteRetry)
-		s.log.Warn().Err(err).Int("starts", len(reqs)).Dur("retry_in", wait).Msg("easyjob: recording starts failed")
+		s.out.fail("StartExecutions", err, wait)
 		if !schedule.Sleep(ctx, wait) {
 			break
 		}
@@ -220,9 +218,9 @@ func (s *starter) start(ctx context.Context, batch []*claim.Claim) {
 		switch {
 		case errors.Is(cerr, repository.ErrClaimLost):
 			s.stats.fenced.Add(1)
-			s.log.Warn().Str("task", c.Task.Name).Msg("easyjob: claim lost at start; cancelling the run")
+			s.out.log.Warn().Str("task", c.Task.Name).Msg("easyjob: claim lost at start; cancelling the run")
 		case cerr != nil:
-			s.log.Warn().Err(cerr).Str("task", c.Task.Name).Msg("easyjob: could not record start; cancelling the run")
+			s.out.log.Warn().Err(cerr).Str("task", c.Task.Name).Msg("easyjob: could not record start; cancelling the run")
 		}
 		c.SetStarted(e, cerr)
 	}

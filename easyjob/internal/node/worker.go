@@ -125,7 +125,7 @@ func (n *Node) call(ctx context.Context, sp *spec.Spec, t *repository.Task, sche
 			Status: status, Duration: took, Err: err, At: time.Now()})
 	}
 	if sp.Opts.Timeout > 0 && took > sp.Opts.Timeout+time.Second {
-		n.log.Warn().Str("task", sp.Name).Dur("ran", took).Dur("timeout", sp.Opts.Timeout).
+		n.log.Warn().Str("task", sp.Name).Str("ran", dur(took)).Str("timeout", dur(sp.Opts.Timeout)).
 			Msg("easyjob: job ignored its context past the timeout and held a worker")
 	}
 	if err != nil {

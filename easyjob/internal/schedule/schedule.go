@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/adhocore/gronx"
+
 	"github.com/easyjob-go/easyjob/repository"
 )
 
@@ -15,7 +16,7 @@ import (
 // have 5 fields (minute precision), 6 (leading seconds) or 7 (trailing
 // year); "?" is accepted as "*"; the macros @yearly, @annually, @monthly,
 // @weekly, @daily, @hourly, @30minutes, @15minutes, @10minutes, @5minutes,
-// @always (every minute) and @everysecond stand for their cron
+// @always (every minute), @everysecond and @midnight (as @daily) stand for their cron
 // expressions. "@every <duration>" is an interval (see every).
 // An empty expression has no fire times of its own (a child that runs
 // after every parent success).
@@ -34,8 +35,6 @@ type Schedule struct {
 	memo  *tickMemo // shared by the specs of one node with this expr and loc; may be nil
 }
 
-const cronTZPrefix = "CRON_TZ="
-
 // ErrInvalidCron reports an expression or time zone that does not parse,
 // or a cron that never fires (easyjob.ErrInvalidCron).
 var ErrInvalidCron = errors.New("easyjob: invalid cron expression")
@@ -51,17 +50,22 @@ func (s Schedule) Expr() string { return s.expr }
 func (s Schedule) Location() *time.Location { return s.loc }
 
 // Parse reads a cron expression (or "@every <duration>") in time zone tz
-// ("" is UTC; a CRON_TZ= prefix wins). An empty expression is a schedule
+// ("" is UTC; a CRON_TZ= or TZ= prefix wins). An empty expression is a schedule
 // with no fires of its own. Errors wrap ErrInvalidCron.
 func Parse(expr, tz string) (Schedule, error) {
 	expr = strings.TrimSpace(expr)
-	if strings.HasPrefix(expr, cronTZPrefix) {
-		rest := strings.TrimPrefix(expr, cronTZPrefix)
-		zone, e, ok := strings.Cut(rest, " ")
-		if !ok {
-			return Schedule{}, fmt.Errorf("%w: %q has CRON_TZ but no fields", ErrInvalidCron, expr)
+	for _, prefix := range tzPrefixes {
+		if rest, ok := strings.CutPrefix(expr, prefix); ok {
+			zone, e, ok := strings.Cut(rest, " ")
+			if !ok {
+				return Schedule{}, fmt.Errorf("%w: %q has %s but no fields", ErrInvalidCron, expr, strings.TrimSuffix(prefix, "="))
+			}
+			tz, expr = zone, strings.TrimSpace(e)
+			break
 		}
-		tz, expr = zone, strings.TrimSpace(e)
+	}
+	if a, ok := aliases[strings.ToLower(expr)]; ok {
+		expr = a
 	}
 	loc := time.UTC
 	if tz != "" {
@@ -78,7 +82,7 @@ func Parse(expr, tz string) (Schedule, error) {
 		return Schedule{expr: expr, loc: loc, every: every}, err
 	}
 	if !gronx.IsValid(expr) {
-		return Schedule{}, fmt.Errorf("%w: %q", ErrInvalidCron, expr)
+		return Schedule{}, invalidField(expr)
 	}
 	// A valid expression can still never fire (Feb 30): find out now.
 	s := Schedule{expr: expr, loc: loc}
@@ -141,10 +145,62 @@ func (s Schedule) Next(t time.Time) (time.Time, bool) {
 			n, err = gronx.NextTickAfter(s.expr, ref.Add(time.Second), true)
 		}
 		if err != nil || !n.After(t) {
-			return time.Time{}, false
+			return s.nextOnWallClock(t)
 		}
 	}
+	n = firstOfRepeated(n, t)
 	return n.UTC(), true
+}
+
+// firstOfRepeated returns the first instant with n's wall clock after t.
+// Where clocks are set back, a wall time occurs twice; gronx, searching
+// from a little before the change, can answer the second. A fire is at
+// the first (TestScheduleDSTFallBack).
+func firstOfRepeated(n, t time.Time) time.Time {
+	_, after := n.Zone()
+	_, before := n.Add(-maxSetBack).Zone()
+	if before <= after {
+		return n
+	}
+	if e := n.Add(-time.Duration(before-after) * time.Second); e.After(t) && wallClock(e).Equal(wallClock(n)) {
+		return e
+	}
+	return n
+}
+
+// maxSetBack bounds how far back firstOfRepeated looks for a set-back.
+const maxSetBack = 3 * time.Hour
+
+// nextOnWallClock is Next where gronx gives up: its search in the zone
+// fails when it crosses a day that has no midnight (clocks that spring
+// forward at 00:00, as in America/Santiago or America/Havana), although
+// the expression fires. It searches the wall clock instead, read as UTC
+// (which has no gaps), and places each wall time found back in the zone;
+// one that falls in a gap does not exist there and is skipped, as gronx
+// skips it elsewhere.
+func (s Schedule) nextOnWallClock(t time.Time) (time.Time, bool) {
+	wall := wallClock(t.In(s.loc).Truncate(time.Second))
+	for range maxGapSkips {
+		w, err := gronx.NextTickAfter(s.expr, wall, false)
+		if err != nil || !w.After(wall) {
+			return time.Time{}, false // no further fire (a year past the last)
+		}
+		at := time.Date(w.Year(), w.Month(), w.Day(), w.Hour(), w.Minute(), w.Second(), 0, s.loc)
+		if wallClock(at).Equal(w) && at.After(t) {
+			return at.UTC(), true
+		}
+		wall = w
+	}
+	return time.Time{}, false
+}
+
+// maxGapSkips bounds the wall times nextOnWallClock tries: each one it
+// skips lies in a gap, and a gap lasts at most a day.
+const maxGapSkips = 2 * 24 * 60 * 60
+
+// wallClock is t's wall clock read as a UTC time.
+func wallClock(t time.Time) time.Time {
+	return time.Date(t.Year(), t.Month(), t.Day(), t.Hour(), t.Minute(), t.Second(), 0, time.UTC)
 }
 
 // tickMemo remembers the last tick computed for one expression and zone.
@@ -197,10 +253,31 @@ func (s Schedule) Prev(t time.Time) (time.Time, bool) {
 		return gridFloor(t, s.every), true
 	}
 	p, err := gronx.PrevTickBefore(s.expr, t.In(s.loc).Truncate(time.Second), true)
-	if err != nil || p.After(t) {
+	if err != nil {
+		return s.prevOnWallClock(t)
+	}
+	if p.After(t) {
 		return time.Time{}, false
 	}
 	return p.UTC(), true
+}
+
+// prevOnWallClock is Prev where gronx gives up (see nextOnWallClock).
+func (s Schedule) prevOnWallClock(t time.Time) (time.Time, bool) {
+	wall := wallClock(t.In(s.loc).Truncate(time.Second))
+	incl := true
+	for range maxGapSkips {
+		w, err := gronx.PrevTickBefore(s.expr, wall, incl)
+		if err != nil || w.After(wall) || (!incl && w.Equal(wall)) {
+			return time.Time{}, false
+		}
+		at := time.Date(w.Year(), w.Month(), w.Day(), w.Hour(), w.Minute(), w.Second(), 0, s.loc)
+		if wallClock(at).Equal(w) && !at.After(t) {
+			return at.UTC(), true
+		}
+		wall, incl = w, false
+	}
+	return time.Time{}, false
 }
 
 // The misfire plan: what a fire found late does.

@@ -2,6 +2,7 @@ package schedule
 
 import (
 	"errors"
+	"strings"
 	"testing"
 	"time"
 )
@@ -291,4 +292,57 @@ func TestTickMemoSameAsGronx(t *testing.T) {
 			t.Fatalf("next(%v) with memo = %v %v, want %v %v", at, got, okG, want, okW)
 		}
 	}
+}
+
+// TestParseAliasesAndZones: @midnight is @daily, and TZ= sets the zone as
+// CRON_TZ= does (issue 30, item 12).
+func TestParseAliasesAndZones(t *testing.T) {
+	from := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	mid := mustSchedule(t, "@midnight", "")
+	if got, _ := mid.Next(from); !got.Equal(time.Date(2026, 3, 2, 0, 0, 0, 0, time.UTC)) {
+		t.Fatalf("@midnight after %v: %v", from, got)
+	}
+	for _, expr := range []string{"TZ=Asia/Tokyo 0 9 * * *", "CRON_TZ=Asia/Tokyo 0 9 * * *"} {
+		s := mustSchedule(t, expr, "Europe/Paris")
+		if got, _ := s.Next(from); !got.Equal(time.Date(2026, 3, 2, 0, 0, 0, 0, time.UTC)) { // 09:00 in Tokyo
+			t.Fatalf("%s after %v: %v", expr, from, got)
+		}
+	}
+	if _, err := Parse("TZ=Asia/Tokyo", ""); err == nil || !strings.Contains(err.Error(), "TZ but no fields") {
+		t.Fatalf("TZ= alone: %v", err)
+	}
+}
+
+// TestParseNamesTheBadField: a cron error names the field and its value.
+func TestParseNamesTheBadField(t *testing.T) {
+	for expr, want := range map[string]string{
+		"0 61 * * * *":     `minute field "61"`,
+		"61 * * * *":       `minute field "61"`,
+		"0 0 25 * * *":     `hour field "25"`,
+		"* * 32 * *":       `day of month field "32"`,
+		"* * * 13 *":       `month field "13"`,
+		"* * * * mon-xyz":  `day of week field "mon-xyz"`,
+		"* * * *":          "has 4 fields",
+		"@fortnightly":     "unknown macro",
+		"* * * * * * 20x6": `year field "20x6"`,
+	} {
+		_, err := Parse(expr, "")
+		if !errors.Is(err, ErrInvalidCron) || !strings.Contains(err.Error(), want) {
+			t.Errorf("Parse(%q) = %v, want it to say %s", expr, err, want)
+		}
+	}
+}
+
+// TestScheduleDomOrDow: with both day of month and day of week restricted,
+// a day matching either fires, as in Vixie cron: "0 0 13 * 5" fires every
+// Friday and every 13th.
+func TestScheduleDomOrDow(t *testing.T) {
+	s := mustSchedule(t, "0 0 13 * 5", "")
+	got := walkFires(t, s, time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC), 4)
+	sameTimes(t, "Friday or the 13th", got, []time.Time{
+		time.Date(2026, 12, 4, 0, 0, 0, 0, time.UTC),  // Friday
+		time.Date(2026, 12, 11, 0, 0, 0, 0, time.UTC), // Friday
+		time.Date(2026, 12, 13, 0, 0, 0, 0, time.UTC), // Sunday the 13th
+		time.Date(2026, 12, 18, 0, 0, 0, 0, time.UTC), // Friday
+	})
 }
