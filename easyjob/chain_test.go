@@ -156,3 +156,53 @@ func TestChainLongRoot(t *testing.T) {
 		return false
 	})
 }
+
+// TestChainRunTimesAreTheJobs: a run's start and end in history are its
+// job's, measured where it ran: a 1 ms chain root is recorded as taking
+// about that and as ending before its child began, not as lasting until
+// its finish was written after the whole chain (issue 30, item 8).
+func TestChainRunTimesAreTheJobs(t *testing.T) {
+	t.Parallel()
+	store, group := pgStore(t)
+	var l ledger
+	slow := func(ctx context.Context) error {
+		l.record(ctx)
+		time.Sleep(150 * time.Millisecond) // the job's own work
+		return nil
+	}
+	start(t, fastConfig(store, group), func(s *Scheduler) {
+		mustRegister(t, s, "root", "* * * * * *", l.job(nil))
+		mustRegister(t, s, "child", "", slow, Parent("root"))
+	})
+	waitFor(t, 10*time.Second, "two complete chains", func() bool {
+		h, _ := store.History(context.Background(), group, "child", repository.HistoryFilter{Status: repository.ExecSucceeded})
+		return len(h) >= 2
+	})
+	children, err := store.History(context.Background(), group, "child", repository.HistoryFilter{Status: repository.ExecSucceeded})
+	if err != nil {
+		t.Fatal(err)
+	}
+	roots, err := store.History(context.Background(), group, "root", repository.HistoryFilter{Limit: 50})
+	if err != nil {
+		t.Fatal(err)
+	}
+	byID := map[int64]repository.Execution{}
+	for _, r := range roots {
+		byID[r.ID] = r
+	}
+	for _, c := range children {
+		r, ok := byID[c.ParentExecutionID]
+		if !ok || r.FinishedAt.IsZero() {
+			continue
+		}
+		if took := r.FinishedAt.Sub(r.StartedAt); took > 100*time.Millisecond {
+			t.Errorf("root run %d recorded as taking %v; its job takes about 1ms (the child's 150ms is not the root's)", r.ID, took)
+		}
+		if r.FinishedAt.After(c.StartedAt) {
+			t.Errorf("root run %d recorded as ending at %v, after its child began at %v", r.ID, r.FinishedAt, c.StartedAt)
+		}
+		if took := c.FinishedAt.Sub(c.StartedAt); took < 150*time.Millisecond {
+			t.Errorf("child run %d recorded as taking %v, less than the 150ms its job slept", c.ID, took)
+		}
+	}
+}

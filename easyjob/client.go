@@ -202,8 +202,71 @@ func fromSeconds(s float64) time.Duration {
 // Trigger asks for one fire of the task as soon as possible. A paused task
 // runs once and stays paused; a task whose fire is running runs once more
 // right after it (never concurrently). The returned row is as written.
+//
+// A trigger that nothing would run is refused with ErrNotTriggerable,
+// and nothing is written: a chain step (it runs when its parent
+// succeeds: trigger the chain's root), or a task that live nodes run but
+// none registers (its code is not deployed). With no live node at all the
+// trigger is written and runs when a node that registers the task starts.
 func (c *Client) Trigger(ctx context.Context, name string) (TaskInfo, error) {
+	if err := c.triggerable(ctx, name); err != nil {
+		return TaskInfo{}, err
+	}
 	return c.control(ctx, "trigger", name, c.store.Trigger)
+}
+
+// triggerable refuses a trigger no node would run.
+func (c *Client) triggerable(ctx context.Context, name string) error {
+	t, err := c.store.Task(ctx, c.group, name)
+	if err != nil {
+		return c.wrap("trigger", name, err)
+	}
+	if t.ParentID != 0 {
+		info, err := c.info(ctx, t)
+		if err != nil {
+			return err
+		}
+		root, err := c.rootOf(ctx, t)
+		if err != nil {
+			return err
+		}
+		return fmt.Errorf("%w: %q is a step of a chain: it runs after its parent %q succeeds; trigger the chain's root %q",
+			ErrNotTriggerable, name, info.Parent, root)
+	}
+	live, err := repository.LiveTaskSets(ctx, c.store, c.group, c.live)
+	if err != nil {
+		return fmt.Errorf("easyjob: trigger %q: read live nodes: %w", name, err)
+	}
+	if len(live) == 0 {
+		return nil // runs when a node starts
+	}
+	for _, n := range live {
+		if n.Registers(name) {
+			return nil
+		}
+	}
+	return fmt.Errorf("%w: none of the %d live node(s) of group %q registers %q (its code is not deployed): nothing would run it",
+		ErrNotTriggerable, len(live), c.group, name)
+}
+
+// rootOf returns the name of the root of t's chain.
+func (c *Client) rootOf(ctx context.Context, t repository.Task) (string, error) {
+	ts, err := c.store.Tasks(ctx, c.group)
+	if err != nil {
+		return "", fmt.Errorf("easyjob: list tasks of group %q: %w", c.group, err)
+	}
+	byID := make(map[repository.TaskID]repository.Task, len(ts))
+	for _, x := range ts {
+		byID[x.ID] = x
+	}
+	for range len(ts) { // bounded: a corrupt parent link cannot loop
+		p, ok := byID[t.ParentID]
+		if !ok {
+			break
+		}
+		t = p
+	}
+	return t.Name, nil
 }
 
 // Pause stops future fires of the task. A fire that is running completes

@@ -30,6 +30,11 @@ var (
 	// force it.
 	ErrTaskInUse = errors.New("easyjob: task in use")
 
+	// ErrNotTriggerable is returned by Client.Trigger for a task no node
+	// would run: a chain step (trigger its root), or a task no live node
+	// registers.
+	ErrNotTriggerable = errors.New("easyjob: task cannot be triggered")
+
 	// ErrTaskNotFound is returned by the control operations for an unknown name.
 	ErrTaskNotFound = repository.ErrTaskNotFound
 	// ErrClaimLost reports a fenced write: the node no longer owned the task.

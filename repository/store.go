@@ -147,11 +147,16 @@ type Finish struct {
 	// row by the start key (task, node, fire, attempt) instead of writing
 	// a second one, and replaces only a running or abandoned row there.
 	Run *Execution
-	// Ran is how long the run took: an appended row starts at the store's
-	// now minus Ran.
-	Ran    time.Duration
-	Status ExecStatus
-	Error  string
+	// Started and Ran are when the job began (the store's clock, as the
+	// node estimates it) and how long it ran, measured where it ran: the
+	// run's row starts at Started and finishes Ran later (neither later
+	// than the store's now), so it says how long the job took, not when
+	// its writes happened. With Started zero, an appended row starts at
+	// the store's now minus Ran and a recorded one keeps its start.
+	Started time.Time
+	Ran     time.Duration
+	Status  ExecStatus
+	Error   string
 	// Next is the next fire time and NextAttempt its attempt number.
 	Next        time.Time
 	NextAttempt int

@@ -15,6 +15,7 @@ const (
 	exitNotFound = 3 // unknown task
 	exitInvalid  = 4 // invalid input (a cron expression)
 	exitInUse    = 5 // remove refused: a live node registers the task
+	exitRefused  = 6 // trigger refused: no node would run it (a chain step, or no live node registers it)
 )
 
 // usageError is wrong input on the command line: exit status 2.
@@ -40,6 +41,8 @@ func exitCode(err error) int {
 		return exitInUse
 	case errors.Is(err, easyjob.ErrTaskNotFound):
 		return exitNotFound
+	case errors.Is(err, easyjob.ErrNotTriggerable):
+		return exitRefused
 	case errors.Is(err, easyjob.ErrInvalidCron):
 		return exitInvalid
 	case errors.Is(err, easyjob.ErrInvalidConfig), errors.Is(err, easyjob.ErrInvalidOption):

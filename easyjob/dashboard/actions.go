@@ -49,6 +49,9 @@ func (h *Handler) action(w http.ResponseWriter, r *http.Request) {
 	case errors.Is(err, easyjob.ErrTaskNotFound):
 		h.notFound(w, r, name)
 		return
+	case errors.Is(err, easyjob.ErrNotTriggerable):
+		h.fail(w, r, http.StatusConflict, "Not triggered: "+err.Error())
+		return
 	case errors.Is(err, easyjob.ErrInvalidCron):
 		h.reschedulePage(w, r, http.StatusUnprocessableEntity, name, r.PostFormValue("cron"), err)
 		return

@@ -108,6 +108,10 @@ func (s *Store) Finish(ctx context.Context, fs []repository.Finish) ([]repositor
 		}
 		if x != nil && (x.Status == repository.ExecRunning || x.Status == repository.ExecAbandoned) {
 			x.Status, x.FinishedAt, x.Error = status, now, f.Error
+			if !f.Started.IsZero() { // measured where the job ran (Finish.Started)
+				x.StartedAt = minTime(norm(f.Started), now)
+				x.FinishedAt = minTime(norm(f.Started.Add(f.Ran)), now)
+			}
 		}
 	}
 	for g := range handedOff {
@@ -227,4 +231,12 @@ func (s *Store) PruneHistory(ctx context.Context, group string, maxAge time.Dura
 		}
 	}
 	return deleted, nil
+}
+
+// minTime is the earlier of a and b.
+func minTime(a, b time.Time) time.Time {
+	if a.Before(b) {
+		return a
+	}
+	return b
 }

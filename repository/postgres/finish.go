@@ -44,12 +44,22 @@ import (
 // then a trigger requested meanwhile, then a cron rescheduled meanwhile,
 // then a pause requested meanwhile, then keep, then the plain reschedule.
 // Only the keep branch leaves the task claimed.
+// measuredStart and measuredEnd are a run's start and end as measured
+// where its job ran (Finish.Started, Finish.Ran), never after the
+// store's now; with no measured start the end is now.
+const (
+	measuredStart = `least(timestamptz 'epoch' + l.started_us * interval '1 microsecond', now())`
+	measuredEnd   = `CASE WHEN l.started_us <> 0
+      THEN least(timestamptz 'epoch' + (l.started_us + l.ran_us) * interval '1 microsecond', now())
+      ELSE now() END`
+)
+
 const finishSQL = `WITH v AS (
   SELECT * FROM unnest(?::int[], ?::bigint[], ?::bigint[], ?::bigint[], ?::bigint[], ?::text[], ?::text[],
     ?::timestamptz[], ?::int[], ?::text[], ?::bool[], ?::bool[], ?::bool[],
-    ?::bool[], ?::timestamptz[], ?::int[], ?::text[], ?::bigint[], ?::bigint[])
+    ?::bool[], ?::timestamptz[], ?::int[], ?::text[], ?::bigint[], ?::bigint[], ?::bigint[])
     AS v(ord, id, version, node_id, exec_id, status, err, next, attempt, cron, done, keep, handoff,
-      run, scheduled, run_attempt, misfire, parent, ran_us)
+      run, scheduled, run_attempt, misfire, parent, ran_us, started_us)
 ),
 l AS (
   SELECT v.*, ` + fenceHolds + ` AS held
@@ -92,7 +102,8 @@ u AS (
 x AS (
   UPDATE easyjob_executions e SET
     status = CASE WHEN l.held THEN l.status ELSE 'fenced' END,
-    finished_at = now(),
+    started_at = CASE WHEN l.started_us <> 0 THEN ` + measuredStart + ` ELSE e.started_at END,
+    finished_at = ` + measuredEnd + `,
     error = l.err
   FROM l
   WHERE e.id = ANY(?::bigint[]) AND e.id = l.exec_id AND l.exec_id <> 0 AND e.status IN ('running', 'abandoned')
@@ -103,7 +114,8 @@ a AS (
     (task_id, parent_execution_id, node_id, scheduled_at, attempt, misfire, status, error, started_at, finished_at)
   SELECT l.id, nullif(l.parent, 0), l.node_id, l.scheduled, greatest(l.run_attempt, 1), l.misfire,
     CASE WHEN l.held THEN l.status ELSE 'fenced' END, l.err,
-    now() - l.ran_us * interval '1 microsecond', now()
+    CASE WHEN l.started_us <> 0 THEN ` + measuredStart + ` ELSE now() - l.ran_us * interval '1 microsecond' END,
+    ` + measuredEnd + `
   FROM l
   WHERE l.run AND l.exec_id = 0 AND NOT EXISTS (
     SELECT 1 FROM easyjob_executions o
@@ -113,7 +125,8 @@ a AS (
 r AS (
   UPDATE easyjob_executions o SET
     status = CASE WHEN l.held THEN l.status ELSE 'fenced' END,
-    finished_at = now(),
+    started_at = CASE WHEN l.started_us <> 0 THEN ` + measuredStart + ` ELSE o.started_at END,
+    finished_at = ` + measuredEnd + `,
     error = l.err
   FROM l
   WHERE l.run AND l.exec_id = 0
@@ -163,6 +176,11 @@ func (s *Store) Finish(ctx context.Context, fs []repository.Finish) ([]repositor
 		c.misfire = append(c.misfire, string(r.Misfire))
 		c.parent = append(c.parent, r.ParentExecutionID)
 		c.ranUS = append(c.ranUS, f.Ran.Microseconds())
+		var started int64
+		if !f.Started.IsZero() {
+			started = f.Started.UnixMicro()
+		}
+		c.startedUS = append(c.startedUS, started)
 	}
 	out := make([]repository.FinishResult, len(fs))
 	back := make([]bool, len(fs))
@@ -170,7 +188,7 @@ func (s *Store) Finish(ctx context.Context, fs []repository.Finish) ([]repositor
 	var r taskScan
 	err := s.queryEach(ctx, finishQuery, []any{
 		c.ord, c.id, c.version, c.node, c.exec, c.status, c.err, c.next, c.attempt, c.cron, c.done, c.keep, c.handoff,
-		c.run, c.scheduled, c.runAttempt, c.misfire, c.parent, c.ranUS,
+		c.run, c.scheduled, c.runAttempt, c.misfire, c.parent, c.ranUS, c.startedUS,
 		c.id, c.exec,
 	}, append([]any{&ord}, r.dest()...), func() error {
 		t, ok, err := r.taskWith(&s.opts)
@@ -198,6 +216,7 @@ func (s *Store) Finish(ctx context.Context, fs []repository.Finish) ([]repositor
 type finishColumns struct {
 	ord, attempt, runAttempt               []int32
 	id, version, node, exec, parent, ranUS []int64
+	startedUS                              []int64
 	status, err, cron, misfire             []string
 	next                                   []*time.Time
 	scheduled                              []time.Time
@@ -211,7 +230,7 @@ func newFinishColumns(n int) finishColumns {
 	return finishColumns{
 		ord: make([]int32, 0, n), attempt: make([]int32, 0, n), runAttempt: make([]int32, 0, n),
 		id: make([]int64, 0, n), version: make([]int64, 0, n), node: make([]int64, 0, n),
-		exec: make([]int64, 0, n), parent: make([]int64, 0, n), ranUS: make([]int64, 0, n),
+		exec: make([]int64, 0, n), parent: make([]int64, 0, n), ranUS: make([]int64, 0, n), startedUS: make([]int64, 0, n),
 		status: make([]string, 0, n), err: make([]string, 0, n), cron: make([]string, 0, n),
 		misfire: make([]string, 0, n), next: make([]*time.Time, 0, n), scheduled: make([]time.Time, 0, n),
 		done: make([]bool, 0, n), keep: make([]bool, 0, n), handoff: make([]bool, 0, n), run: make([]bool, 0, n),

@@ -13,6 +13,7 @@ var appendCases = []testCase{
 	{"FinishAppendsRun", testFinishAppendsRun},
 	{"FinishAppendsFenced", testFinishAppendsFenced},
 	{"RecoverAbandonsUnrecordedFire", testRecoverAbandonsUnrecorded},
+	{"FinishMeasuredTimes", testFinishMeasuredTimes},
 }
 
 // appended is a keep finish of held that appends its run.
@@ -99,5 +100,33 @@ func testRecoverAbandonsUnrecorded(e *env) {
 	e.wantErr("zombie's appending finish", r.Err, repository.ErrClaimLost, "")
 	if xs := e.history("due", repository.HistoryFilter{}); len(xs) != 1 || xs[0].Status != repository.ExecFenced {
 		e.t.Errorf("history after the zombie's finish = %+v, want its one row fenced", xs)
+	}
+}
+
+// testFinishMeasuredTimes: a finish that carries when its job began and
+// how long it ran (measured where it ran) writes those as the run's start
+// and end, whether it appends the run or closes a recorded start: the
+// history says how long the job took, not when its writes happened.
+func testFinishMeasuredTimes(e *env) {
+	node := e.node("worker")
+	now := e.now().Truncate(time.Microsecond)
+
+	held := e.claimed("short", node.ID)
+	f := appended(held, repository.ExecSucceeded, 0)
+	f.Started, f.Ran = now.Add(-3*time.Second), time.Second
+	e.finishHeld(f)
+	x := e.history("short", repository.HistoryFilter{})[0]
+	if !x.StartedAt.Equal(f.Started) || !x.FinishedAt.Equal(f.Started.Add(f.Ran)) {
+		e.t.Errorf("appended run: %v .. %v, want %v .. %v", x.StartedAt, x.FinishedAt, f.Started, f.Started.Add(f.Ran))
+	}
+
+	held = e.claimed("long", node.ID)
+	started := e.start(held)
+	f = keep(held, started.ID, repository.ExecSucceeded)
+	f.Started, f.Ran = now.Add(-2*time.Second), 500*time.Millisecond
+	e.finishHeld(f)
+	x = e.exec("long", started.ID)
+	if !x.StartedAt.Equal(f.Started) || !x.FinishedAt.Equal(f.Started.Add(f.Ran)) {
+		e.t.Errorf("recorded run: %v .. %v, want %v .. %v", x.StartedAt, x.FinishedAt, f.Started, f.Started.Add(f.Ran))
 	}
 }

@@ -107,7 +107,7 @@ func (n *Node) runChild(ctx context.Context, ch *spec.Spec, scheduled time.Time,
 		return
 	}
 	runCtx, endRun := n.fired(ctx, ch, &c.Task, scheduled, n.dbNow(), "")
-	status, _, runErr := n.call(runCtx, ch, &c.Task, scheduled)
+	status, began, ran, runErr := n.call(runCtx, ch, &c.Task, scheduled)
 	if status == repository.ExecSucceeded {
 		n.runChildren(runCtx, ch, scheduled, exec.ID, step{})
 	}
@@ -118,7 +118,7 @@ func (n *Node) runChild(ctx context.Context, ch *spec.Spec, scheduled time.Time,
 	}
 	res := n.finish(c, repository.Finish{
 		Claim: c.Fence(), ExecutionID: exec.ID, Status: status, Error: errText(runErr),
-		Next: next, NextAttempt: 1, Cron: c.Task.Cron,
+		Next: next, NextAttempt: 1, Cron: c.Task.Cron, Started: began, Ran: ran,
 	})
 	n.children.set(ch.Name, res.Task) // zero when not applied: re-read next time
 }

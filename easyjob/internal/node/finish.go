@@ -142,6 +142,7 @@ type firedOutcome struct {
 	status    repository.ExecStatus
 	err       error
 	appendRun bool          // no start record: the finish appends the run
+	began     time.Time     // when the job began (database clock); zero if it did not run
 	ran       time.Duration // how long the job ran
 }
 
@@ -154,8 +155,9 @@ func (l *laterFinish) build() repository.Finish {
 	} else {
 		o := l.fired
 		f = l.n.outcome(l.c, o.execID, o.status, o.err, l.n.plan(l.c))
+		f.Started, f.Ran = o.began, o.ran
 		if o.appendRun {
-			f.Run, f.Ran = l.c.RunRecord(), o.ran
+			f.Run = l.c.RunRecord()
 		}
 	}
 	f.Claim = l.c.Fence() // void (fenced) when c was not confirmed

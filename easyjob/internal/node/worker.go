@@ -67,7 +67,7 @@ func (n *Node) runFire(ctx context.Context, c *claim.Claim, done bool) (firedOut
 	if done {
 		o.status = repository.ExecSucceeded
 	} else {
-		o.status, o.ran, o.err = n.call(runCtx, c.Spec, &c.Task, c.Task.NextStartTime)
+		o.status, o.began, o.ran, o.err = n.call(runCtx, c.Spec, &c.Task, c.Task.NextStartTime)
 	}
 	return o, runCtx, endRun
 }
@@ -80,8 +80,11 @@ func (n *Node) recordStart(ctx context.Context, c *claim.Claim) (repository.Exec
 }
 
 // call runs the job of spec for row t (claimed) and fire time scheduled,
-// with its deadline and metadata; panics become failures.
-func (n *Node) call(ctx context.Context, sp *spec.Spec, t *repository.Task, scheduled time.Time) (status repository.ExecStatus, took time.Duration, err error) {
+// with its deadline and metadata; panics become failures. It returns when
+// the job began (the database's clock, as estimated here) and how long it
+// ran: the run's record says how long the job took, not when its writes
+// happened.
+func (n *Node) call(ctx context.Context, sp *spec.Spec, t *repository.Task, scheduled time.Time) (status repository.ExecStatus, began time.Time, took time.Duration, err error) {
 	if sp.Opts.Timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, sp.Opts.Timeout)
@@ -92,7 +95,7 @@ func (n *Node) call(ctx context.Context, sp *spec.Spec, t *repository.Task, sche
 		Task: sp.Name, TaskID: int64(t.ID), ScheduledAt: scheduled, Attempt: max(t.Attempt, 1),
 		NodeID: int64(n.id()), Version: fence.Version,
 	}
-	start := mono()
+	began, start := n.dbNow(), mono()
 	err = func() (err error) {
 		// The public API turns a job's panic into its own error; this
 		// keeps the node up whatever a Job does.
@@ -136,7 +139,7 @@ func (n *Node) call(ctx context.Context, sp *spec.Spec, t *repository.Task, sche
 		}
 		ev.Msg("easyjob: job failed")
 	}
-	return status, took, err
+	return status, began, took, err
 }
 
 func errText(err error) string {

@@ -137,7 +137,10 @@ func tzZones(t *testing.T) []string {
 	root := "/usr/share/zoneinfo"
 	var zones []string
 	_ = filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
 			return nil
 		}
 		name := strings.TrimPrefix(path, root+"/")
