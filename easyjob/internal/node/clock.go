@@ -20,7 +20,13 @@ type clockOffset struct {
 	samples [16]offsetBounds
 	n       int
 	best    time.Duration
+	stepped time.Time // local time the last step of the database's clock was seen
 }
+
+// minClockStep is the smallest move of the estimate counted as a step of
+// the database's clock (a failover to a standby whose clock differs, an
+// NTP step): smaller ones cannot make a live peer look dead.
+const minClockStep = 250 * time.Millisecond
 
 type offsetBounds struct{ lo, hi time.Duration }
 
@@ -44,7 +50,21 @@ func (c *clockOffset) observe(sent, received, dbNow time.Time) {
 		}
 		cur = offsetBounds{lo, hi}
 	}
-	c.best = min(max(0, cur.lo), cur.hi)
+	best := min(max(0, cur.lo), cur.hi)
+	if c.n > 1 && (best-c.best > minClockStep || c.best-best > minClockStep) {
+		c.stepped = received
+	}
+	c.best = best
+}
+
+// steppedWithin reports whether the database's clock was seen to step
+// within d before now (local): heartbeats written before the step are
+// then measured against the new clock, and peers look older than they
+// are until each has beaten again.
+func (c *clockOffset) steppedWithin(d time.Duration, now time.Time) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return !c.stepped.IsZero() && now.Sub(c.stepped) < d
 }
 
 // get returns the current estimate.

@@ -117,3 +117,26 @@ func TestSuspectFollowsTheLastBeat(t *testing.T) {
 		t.Fatalf("lastBeat %d, want the beat's wall time", got)
 	}
 }
+
+// A step of the database's clock (an hour ahead, as after a failover to a
+// standby whose clock is ahead) is seen as one; round-trip jitter and a
+// constant offset are not.
+func TestClockOffsetStepSeen(t *testing.T) {
+	var c clockOffset
+	for i := range 5 {
+		clockSample(&c, time.Duration(i)*time.Second, 3*time.Millisecond, time.Millisecond, 40*time.Millisecond)
+	}
+	if c.steppedWithin(time.Hour, clockT0.Add(5*time.Second)) {
+		t.Fatal("a steady offset counted as a step")
+	}
+	clockSample(&c, 5*time.Second, 3*time.Millisecond, time.Millisecond, time.Hour)
+	if got := c.get(); got < time.Hour-3*time.Millisecond || got > time.Hour {
+		t.Fatalf("after the step: offset %v, want about 1h", got)
+	}
+	if !c.steppedWithin(time.Second, clockT0.Add(5*time.Second+500*time.Millisecond)) {
+		t.Fatal("an hour's step not seen")
+	}
+	if c.steppedWithin(time.Second, clockT0.Add(7*time.Second)) {
+		t.Fatal("the step still counts two seconds on, past the window asked")
+	}
+}

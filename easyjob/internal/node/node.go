@@ -45,6 +45,7 @@ type Node struct {
 	recoverPasses  int       // owned by the recover loop
 	reconcileTicks int       // owned by the reconcile loop
 	crowdedWarned  time.Time // owned by the loader loop
+	clockWarned    time.Time // owned by the recover loop
 
 	lastBeat     atomic.Int64    // unix nanos (local) when the last good heartbeat was sent
 	silentBy     atomic.Int64    // mono nanos from which the node is suspect unless it beats again; 0 before the first beat

@@ -2,6 +2,7 @@ package node
 
 import (
 	"context"
+	"time"
 
 	"github.com/easyjob-go/easyjob/easyjob/observe"
 	"github.com/easyjob-go/easyjob/repository"
@@ -10,6 +11,32 @@ import (
 // expireEvery: every this many recover passes, node rows dead for longer
 // than NodeExpiry are deleted.
 const expireEvery = 60
+
+// clockStepped reports whether the database's clock stepped (a failover
+// to a standby whose clock is ahead, an NTP step) within the time peers
+// need to beat again under the new clock: DeadAfter plus a heartbeat.
+// Until then a peer's heartbeat age is not evidence of its death, and
+// after a step ahead every peer would look dead at once. It reads the
+// clock itself, after the orphans were found: a step that made them
+// orphans shows here even before the next heartbeat sees it.
+func (n *Node) clockStepped(ctx context.Context) (bool, error) {
+	sent := time.Now()
+	now, err := n.store.Now(ctx)
+	if err != nil {
+		return false, err
+	}
+	received := time.Now()
+	n.offset.observe(sent, received, now)
+	if !n.offset.steppedWithin(n.cfg.DeadAfter+n.cfg.HeartbeatInterval, received) {
+		return false, nil
+	}
+	if time.Since(n.clockWarned) > time.Minute {
+		n.clockWarned = time.Now()
+		n.log.Warn().Str("offset", dur(n.offset.get())).
+			Msg("easyjob: the database's clock stepped; no peer is judged dead until every one has beaten under the new clock")
+	}
+	return true, nil
+}
 
 // recoverOrphans is one recover pass: find doing tasks whose node is dead
 // or gone; for each, only the next-higher live node after the dead owner
@@ -32,6 +59,9 @@ func (n *Node) recoverOrphans(ctx context.Context) error {
 		n.hooks.RecoverScanned.send(len(orphans))
 	}
 	if err != nil || len(orphans) == 0 {
+		return err
+	}
+	if stepped, err := n.clockStepped(ctx); err != nil || stepped {
 		return err
 	}
 	live, err := n.store.LiveNodes(ctx, n.cfg.Group, n.cfg.LiveAfter)
