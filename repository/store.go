@@ -200,7 +200,11 @@ type FinishResult struct {
 // runs of an interrupted chain.
 type RunStore interface {
 	// StartExecution inserts a running execution (StartedAt = now) if the
-	// claim still holds, else returns ErrClaimLost.
+	// claim still holds, else returns ErrClaimLost. A row of the same
+	// start key (task, node, fire, attempt) is returned instead: reopened
+	// when it is running or abandoned (a start retried after a lost
+	// reply, a fire resumed after recovery), as it is when it ended (the
+	// root of a chain resumed on the node that ran it: it stays succeeded).
 	StartExecution(ctx context.Context, c Claim, e Execution) (Execution, error)
 	// StartExecutions is StartExecution for many claims in one statement:
 	// all fires due together start in one round trip. Results are in the
@@ -210,11 +214,13 @@ type RunStore interface {
 	// Finish applies many finishes in one statement, each with its own
 	// fence; results are in the order of fs.
 	Finish(ctx context.Context, fs []Finish) ([]FinishResult, error)
-	// ChainRun returns the newest execution of task at scheduled that was
-	// abandoned (its node died), followed by every execution recorded
-	// under it (parent_execution_id, at any depth), oldest first, each
-	// with its TaskName; none when there is no such execution. A peer
-	// re-running the fire resumes the chain from it.
+	// ChainRun returns the newest execution of task at scheduled that
+	// ended (abandoned: its node died; succeeded: its chain was interrupted
+	// by the database or a shutdown), or else the newest running one,
+	// followed by every execution recorded under it
+	// (parent_execution_id, at any depth), oldest first, each with its
+	// TaskName; none when there is no such execution. A node running the
+	// fire again resumes the chain from it.
 	ChainRun(ctx context.Context, task TaskID, scheduled time.Time) ([]Execution, error)
 }
 

@@ -111,11 +111,17 @@ func TestActions(t *testing.T) {
 	if code, _ := f.post(url.Values{"op": {"resume"}, "name": {"orphan"}, "csrf": {tok}, "back": {"?show=stale"}}); code != http.StatusSeeOther || f.task("orphan").Paused {
 		t.Fatalf("resume: %d", code)
 	}
-	if code, _ := f.post(url.Values{"op": {"trigger"}, "name": {"orphan"}, "csrf": {tok}}); code != http.StatusSeeOther {
+	// A trigger nothing would run (no live node registers orphan) is
+	// refused, saying why; one of a registered task is written.
+	if code, body := f.post(url.Values{"op": {"trigger"}, "name": {"orphan"}, "csrf": {tok}}); code != http.StatusConflict ||
+		!strings.Contains(body, "registers") {
+		t.Fatalf("trigger of a stale task: %d, want 409 saying no live node registers it:\n%s", code, body)
+	}
+	if code, _ := f.post(url.Values{"op": {"trigger"}, "name": {xssName}, "csrf": {tok}}); code != http.StatusSeeOther {
 		t.Fatalf("trigger: %d", code)
 	}
 	now, _ := f.client.Now(f.ctx)
-	if next := f.task("orphan").NextStartTime; next.After(now) {
+	if next := f.task(xssName).NextStartTime; next.After(now) {
 		t.Errorf("triggered task's next fire %v, after now %v", next, now)
 	}
 	code, _ = f.post(url.Values{"op": {"reschedule"}, "name": {"orphan"}, "cron": {"*/7 * * * * *"}, "csrf": {tok}})

@@ -7,8 +7,8 @@ import (
 	"github.com/easyjob-go/easyjob/repository"
 )
 
-// ChainRun returns the newest abandoned execution of task at scheduled and
-// every execution under it, oldest first.
+// ChainRun returns the newest execution of task at scheduled that ended,
+// else the newest running one, and every execution under it, oldest first.
 func (s *Store) ChainRun(ctx context.Context, task repository.TaskID, scheduled time.Time) ([]repository.Execution, error) {
 	if err := s.begin(ctx); err != nil {
 		return nil, err
@@ -16,13 +16,21 @@ func (s *Store) ChainRun(ctx context.Context, task repository.TaskID, scheduled 
 	scheduled = norm(scheduled)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var root *repository.Execution
+	// The newest run of the fire that ended, else the newest running one
+	// (the run asking may have its own start record already).
+	var root, running *repository.Execution
 	ids := s.execsByTask[task]
-	for i := len(ids) - 1; i >= 0; i-- {
-		if x := s.execs[ids[i]]; x.Status == repository.ExecAbandoned && x.ScheduledAt.Equal(scheduled) {
-			root = x
-			break
+	for i := len(ids) - 1; i >= 0 && root == nil; i-- {
+		if x := s.execs[ids[i]]; x.ScheduledAt.Equal(scheduled) {
+			if x.Status != repository.ExecRunning {
+				root = x
+			} else if running == nil {
+				running = x
+			}
 		}
+	}
+	if root == nil {
+		root = running
 	}
 	if root == nil {
 		return nil, nil

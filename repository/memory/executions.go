@@ -31,7 +31,9 @@ func (s *Store) startLocked(c repository.Claim, e repository.Execution, now time
 	// finds its row, as in Postgres.
 	for _, id := range s.execsByTask[c.ID] {
 		if x := s.execs[id]; x.NodeID == c.NodeID && x.ScheduledAt.Equal(norm(e.ScheduledAt)) && x.Attempt == max(e.Attempt, 1) {
-			x.Status, x.FinishedAt, x.Error = repository.ExecRunning, time.Time{}, ""
+			if x.Status == repository.ExecRunning || x.Status == repository.ExecAbandoned {
+				x.Status, x.FinishedAt, x.Error = repository.ExecRunning, time.Time{}, ""
+			}
 			return *x, nil
 		}
 	}

@@ -14,8 +14,8 @@ import (
 func (s *Store) ChainRun(ctx context.Context, task repository.TaskID, scheduled time.Time) ([]repository.Execution, error) {
 	q := `WITH RECURSIVE r AS (
   (SELECT e.* FROM easyjob_executions e
-   WHERE e.task_id = ? AND e.scheduled_at = ? AND e.status = 'abandoned'
-   ORDER BY e.id DESC LIMIT 1)
+   WHERE e.task_id = ? AND e.scheduled_at = ?
+   ORDER BY e.status = 'running', e.id DESC LIMIT 1)
   UNION ALL
   SELECT c.* FROM easyjob_executions c JOIN r ON c.parent_execution_id = r.id
   WHERE c.parent_execution_id IS NOT NULL

@@ -26,7 +26,10 @@ WHERE EXISTS (
   WHERE t.id = ?::bigint AND t.version = ?::bigint AND t.node_id = ?::bigint AND t.status = 'doing'
 )
 ON CONFLICT (task_id, node_id, scheduled_at, attempt)
-  DO UPDATE SET status = 'running', finished_at = NULL, error = ''
+  DO UPDATE SET
+    status = CASE WHEN x.status IN ('running', 'abandoned') THEN 'running' ELSE x.status END,
+    finished_at = CASE WHEN x.status IN ('running', 'abandoned') THEN NULL ELSE x.finished_at END,
+    error = CASE WHEN x.status IN ('running', 'abandoned') THEN '' ELSE x.error END
 RETURNING ` + execCols("x")
 	var parent any
 	if e.ParentExecutionID != 0 {

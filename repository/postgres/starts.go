@@ -27,7 +27,10 @@ SELECT v.id, nullif(v.parent, 0), v.node_id, v.scheduled, greatest(v.attempt, 1)
 FROM v JOIN easyjob_tasks c ON c.id = v.id
 WHERE c.id = ANY(?::bigint[]) AND ` + fenceHolds + `
 ON CONFLICT (task_id, node_id, scheduled_at, attempt)
-  DO UPDATE SET status = 'running', finished_at = NULL, error = ''
+  DO UPDATE SET
+    status = CASE WHEN x.status IN ('running', 'abandoned') THEN 'running' ELSE x.status END,
+    finished_at = CASE WHEN x.status IN ('running', 'abandoned') THEN NULL ELSE x.finished_at END,
+    error = CASE WHEN x.status IN ('running', 'abandoned') THEN '' ELSE x.error END
 RETURNING %s`
 
 // StartExecutions records many starts in one round trip.

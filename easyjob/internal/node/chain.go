@@ -2,10 +2,13 @@ package node
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"sync"
 	"time"
 
 	"github.com/easyjob-go/easyjob/easyjob/internal/claim"
+	"github.com/easyjob-go/easyjob/easyjob/internal/schedule"
 	"github.com/easyjob-go/easyjob/easyjob/internal/spec"
 	"github.com/easyjob-go/easyjob/easyjob/observe"
 	"github.com/easyjob-go/easyjob/repository"
@@ -14,15 +17,18 @@ import (
 // executeChain is execute for a task with children: after the root's
 // successful run, the same worker runs the children (runChildren) under
 // the root's execution row, holding its slot, then hands over the root's
-// finish. A fire re-run after its node died resumes the chain: the root
-// and the steps that completed under the abandoned run are not run again.
+// finish. A fire run again resumes the chain (priorChain): the root and
+// the steps that completed before are not run again. A chain interrupted
+// by the database or a shutdown after its root ran is not lost: the root
+// is recorded when the database answers, and its finish leaves the fire
+// due, so the next run of it (here or on a peer) resumes the steps left.
 func (n *Node) executeChain(ctx context.Context, c *claim.Claim) {
 	prior := n.priorChain(ctx, c)
 	o, runCtx, endRun := n.runFire(ctx, c, prior.rootDone())
 	succeeded := o.status == repository.ExecSucceeded
 	if succeeded && prior.rootDone() {
 		n.log.Info().Str("task", c.Spec.Name).Int64("node", int64(prior.root.NodeID)).
-			Msg("easyjob: chain root completed before its node died; resuming with its steps")
+			Msg("easyjob: chain root completed in an earlier run of this fire; resuming with its steps")
 	}
 	var free claim.Slots // an interface: nil while the children are to run on this slot
 	if !succeeded {
@@ -31,60 +37,105 @@ func (n *Node) executeChain(ctx context.Context, c *claim.Claim) {
 	exec, appendRun, err := c.Recorded(n.bg.Done(), free)
 	if err == nil && appendRun && succeeded {
 		// The children are recorded under the root's row: a short root's
-		// row is written now, not with its finish.
-		exec, err = n.recordStart(ctx, c)
+		// row is written now, not with its finish, and waits for the
+		// database if it is away (its job ran: the run must be recorded).
+		exec, err = n.recordRoot(c)
 		appendRun = false
+		if errors.Is(err, repository.ErrClaimLost) {
+			// A peer took the fire (this node was cut off past DeadAfter):
+			// the run is recorded as fenced by its finish; the peer runs
+			// the fire (at least once).
+			n.pool.Done(c)
+			endRun(observe.RunResult{Status: o.status, Err: o.err})
+			o.appendRun = true
+			n.finishFired(c, o)
+			return
+		}
 	}
 	if err != nil {
-		// Not recorded (claim lost or database away): nothing to finish;
-		// reconcile releases the row if it is still ours.
+		// Not recorded (the node stops with the database away): nothing
+		// to finish; reconcile or a peer's recovery runs the fire again.
 		endRun(observe.RunResult{Status: o.status, Err: o.err})
 		n.claims.Drop(c)
 		return
 	}
 	if succeeded {
-		n.runChildren(runCtx, c.Spec, c.Task.NextStartTime, exec.ID, prior.steps())
+		o.resume = n.runChildren(runCtx, c.Spec, c.Task.NextStartTime, exec.ID, prior.steps())
 		n.pool.Done(c)
+		if o.resume {
+			n.log.Warn().Str("task", c.Spec.Name).Time("scheduled", c.Task.NextStartTime).
+				Msg("easyjob: chain interrupted (database or shutdown); the fire stays due and its next run resumes the steps left")
+		}
 	}
 	endRun(observe.RunResult{Status: o.status, Err: o.err})
 	o.execID, o.appendRun = exec.ID, appendRun
 	n.finishFired(c, o)
 }
 
+// recordRoot writes the start record of chain root c, whose job ran,
+// retrying while the database is away: until it is written, the claim is
+// lost (a peer took the fire), or the node stops.
+func (n *Node) recordRoot(c *claim.Claim) (repository.Execution, error) {
+	for attempt := 1; ; attempt++ {
+		e, err := n.store.StartExecution(n.bg, c.Fence(), *c.RunRecord())
+		if err == nil || errors.Is(err, repository.ErrClaimLost) || n.bg.Err() != nil {
+			c.SetStarted(e, err)
+			return e, err
+		}
+		wait := schedule.Backoff(attempt, 100*time.Millisecond, 5*time.Second)
+		n.outage.fail("StartExecution", err, wait)
+		if !schedule.Sleep(n.bg, wait) {
+			c.SetStarted(e, err)
+			return e, err
+		}
+	}
+}
+
 // runChildren runs the children of spec after a successful run, in
 // registration order, depth first, on the calling worker. A failed child
 // skips its own subtree; its siblings still run. prior holds the runs an
-// interrupted earlier run of this fire recorded (priorChain, below): a step that
+// earlier run of this fire recorded (priorChain, below): a step that
 // completed there is not run again (one that succeeded continues with
-// its own children), one that was interrupted runs again.
-func (n *Node) runChildren(ctx context.Context, spec *spec.Spec, scheduled time.Time, parentExec int64, prior step) {
+// its own children), one that was interrupted runs again. It reports
+// whether the chain was interrupted (the database away at a hand-over,
+// the run cancelled): the steps left then run when the fire runs again.
+func (n *Node) runChildren(ctx context.Context, spec *spec.Spec, scheduled time.Time, parentExec int64, prior step) (interrupted bool) {
 	for _, ch := range spec.Children {
 		if ctx.Err() != nil {
-			return
+			return true
 		}
 		if r, ok := prior.child(ch.Name); ok && prior.completed(r) {
 			n.log.Info().Str("task", ch.Name).Str("status", string(r.Status)).Int64("node", int64(r.NodeID)).
-				Msg("easyjob: chain step completed before its node died; not run again")
-			if prior.succeeded(r) {
-				n.runChildren(ctx, ch, scheduled, r.ID, prior.below(r))
+				Msg("easyjob: chain step completed in an earlier run of this fire; not run again")
+			if prior.succeeded(r) && n.runChildren(ctx, ch, scheduled, r.ID, prior.below(r)) {
+				return true
 			}
 			continue
 		}
-		n.runChild(ctx, ch, scheduled, parentExec)
+		if n.runChild(ctx, ch, scheduled, parentExec) {
+			return true
+		}
 	}
+	return false
 }
 
 // runChild claims one child with a version check, records its execution
 // under the parent's, runs it and its subtree, then finishes it like any
-// fire (finish), never keeping the claim.
-func (n *Node) runChild(ctx context.Context, ch *spec.Spec, scheduled time.Time, parentExec int64) {
+// fire (finish), never keeping the claim. It reports whether the chain was
+// interrupted there: the database did not answer at the hand-over, or the
+// run was cancelled.
+func (n *Node) runChild(ctx context.Context, ch *spec.Spec, scheduled time.Time, parentExec int64) (interrupted bool) {
 	now := n.dbNow()
 	if cached := n.children.get(ch.Name); cached.ID != 0 && cached.Cron != "" && cached.NextStartTime.After(now) {
-		return // its own cron has not come due: no need to claim it
+		return false // its own cron has not come due: no need to claim it
 	}
-	c, ok := n.claimChild(ctx, ch)
-	if !ok {
-		return
+	c, err := n.claimChild(ctx, ch)
+	if err != nil {
+		n.log.Warn().Err(err).Str("task", ch.Name).Msg("easyjob: could not claim chain step")
+		return true
+	}
+	if c == nil {
+		return false // not claimable (paused, or taken by an operator's action): its subtree is skipped
 	}
 	c.To(claim.Fired) // a child fires as soon as its parent's worker claimed it
 	sched := n.scheduleFor(&c.Task, ch)
@@ -93,7 +144,7 @@ func (n *Node) runChild(ctx context.Context, ch *spec.Spec, scheduled time.Time,
 		if c.Task.NextStartTime.After(now) {
 			n.release(n.bg, "child not due", n.claims.Drop(c))
 			n.children.forget(ch.Name) // version moved: re-read next time
-			return
+			return false
 		}
 		scheduled = c.Task.NextStartTime
 	}
@@ -103,13 +154,18 @@ func (n *Node) runChild(ctx context.Context, ch *spec.Spec, scheduled time.Time,
 	c.SetStarted(exec, err)
 	if err != nil {
 		n.claims.Drop(c)
-		n.log.Warn().Err(err).Str("task", ch.Name).Msg("easyjob: could not record child start; skipping its subtree")
-		return
+		n.children.forget(ch.Name)
+		if errors.Is(err, repository.ErrClaimLost) {
+			n.log.Warn().Err(err).Str("task", ch.Name).Msg("easyjob: chain step taken by another node; skipping its subtree")
+			return false
+		}
+		n.log.Warn().Err(err).Str("task", ch.Name).Msg("easyjob: could not record chain step start")
+		return true
 	}
 	runCtx, endRun := n.fired(ctx, ch, &c.Task, scheduled, n.dbNow(), "")
 	status, began, ran, runErr := n.call(runCtx, ch, &c.Task, scheduled)
 	if status == repository.ExecSucceeded {
-		n.runChildren(runCtx, ch, scheduled, exec.ID, step{})
+		interrupted = n.runChildren(runCtx, ch, scheduled, exec.ID, step{})
 	}
 	endRun(observe.RunResult{Status: status, Err: runErr})
 	next := c.Task.NextStartTime
@@ -121,19 +177,24 @@ func (n *Node) runChild(ctx context.Context, ch *spec.Spec, scheduled time.Time,
 		Next: next, NextAttempt: 1, Cron: c.Task.Cron, Started: began, Ran: ran,
 	})
 	n.children.set(ch.Name, res.Task) // zero when not applied: re-read next time
+	if res.Err != nil && !errors.Is(res.Err, repository.ErrClaimLost) {
+		return true // its finish not written (the node stops): the next run sees it unfinished and runs it again
+	}
+	return interrupted
 }
 
 // claimChild claims the child row, using the last known version first and
 // re-reading the row once when that is stale. The claim is in the claim
-// set before reconcile may look at it.
-func (n *Node) claimChild(ctx context.Context, ch *spec.Spec) (*claim.Claim, bool) {
+// set before reconcile may look at it. It returns nil and no error when
+// the row cannot be claimed (not pending, or moved twice meanwhile), and
+// the error of a read or claim the database did not answer.
+func (n *Node) claimChild(ctx context.Context, ch *spec.Spec) (*claim.Claim, error) {
 	for attempt := 0; attempt < 2; attempt++ {
 		row := n.children.get(ch.Name)
 		if row.ID == 0 || attempt > 0 {
 			var err error
 			if row, err = n.store.Task(ctx, n.cfg.Group, ch.Name); err != nil {
-				n.log.Warn().Err(err).Str("task", ch.Name).Msg("easyjob: could not read child task")
-				return nil, false
+				return nil, fmt.Errorf("read chain step %q: %w", ch.Name, err)
 			}
 		}
 		if row.Status != repository.TaskPending {
@@ -145,15 +206,15 @@ func (n *Node) claimChild(ctx context.Context, ch *spec.Spec) (*claim.Claim, boo
 		}
 		c, err := n.claimRow(ctx, ch, row)
 		if err != nil {
-			n.log.Warn().Err(err).Str("task", ch.Name).Msg("easyjob: could not claim child")
-			return nil, false
+			n.children.forget(ch.Name)
+			return nil, fmt.Errorf("claim chain step %q: %w", ch.Name, err)
 		}
 		if c != nil {
-			return c, true
+			return c, nil
 		}
 		n.children.forget(ch.Name)
 	}
-	return nil, false
+	return nil, nil
 }
 
 // claimRow claims one child row and holds it, under the claim gate; nil
@@ -198,11 +259,12 @@ func (r *childRows) set(name string, t repository.Task) {
 
 func (r *childRows) forget(name string) { r.set(name, repository.Task{}) }
 
-// A chain re-run after its node died resumes: the steps that completed
-// under the abandoned run are not run again.
+// A chain run again for the same fire (its node died, or the database or
+// a shutdown interrupted it) resumes: the steps that completed before are
+// not run again.
 
 // priorRun is what an earlier run of the same fire of a chain did before
-// its node died: the runs recorded under each run, by task name. A peer
+// it was cut short: the runs recorded under each run, by task name. A peer
 // that re-runs the fire resumes the chain from it instead of re-running
 // the steps that completed.
 type priorRun struct {
@@ -210,10 +272,11 @@ type priorRun struct {
 	under map[int64]map[string]repository.Execution // parent run id -> child task -> its run
 }
 
-// priorChain returns the abandoned earlier run of c's fire, when c is a
-// chain whose last run was abandoned (recovery marks it), or nil.
+// priorChain returns the earlier run of c's fire, when c is a chain whose
+// fire ran before (its node died, or the database or a shutdown
+// interrupted it), or nil.
 func (n *Node) priorChain(ctx context.Context, c *claim.Claim) *priorRun {
-	if len(c.Spec.Children) == 0 || c.Task.LastStatus != repository.ExecAbandoned {
+	if len(c.Spec.Children) == 0 {
 		return nil
 	}
 	runs, err := n.store.ChainRun(ctx, c.Task.ID, c.Task.NextStartTime)
@@ -235,7 +298,9 @@ func (n *Node) priorChain(ctx context.Context, c *claim.Claim) *priorRun {
 }
 
 // rootDone reports whether the root's job had succeeded (see succeeded).
-func (p *priorRun) rootDone() bool { return p != nil && len(p.under[p.root.ID]) > 0 }
+func (p *priorRun) rootDone() bool {
+	return p != nil && (p.root.Status == repository.ExecSucceeded || len(p.under[p.root.ID]) > 0)
+}
 
 // step is the earlier run of one chain step under parent run parent.
 type step struct {

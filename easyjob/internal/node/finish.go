@@ -144,6 +144,7 @@ type firedOutcome struct {
 	appendRun bool          // no start record: the finish appends the run
 	began     time.Time     // when the job began (database clock); zero if it did not run
 	ran       time.Duration // how long the job ran
+	resume    bool          // a chain cut short: the fire stays due, its next run resumes it
 }
 
 func (l *laterFinish) submit() { l.n.completer.submit(&l.req, l.c.LocalAt) }
@@ -158,6 +159,12 @@ func (l *laterFinish) build() repository.Finish {
 		f.Started, f.Ran = o.began, o.ran
 		if o.appendRun {
 			f.Run = l.c.RunRecord()
+		}
+		if o.resume {
+			// The fire stays due, for any node: its next run resumes the
+			// chain's steps left (executeChain).
+			t := &l.c.Task
+			f.Next, f.NextAttempt, f.Done, f.Keep, f.Handoff = t.NextStartTime, max(t.Attempt, 1), false, false, true
 		}
 	}
 	f.Claim = l.c.Fence() // void (fenced) when c was not confirmed

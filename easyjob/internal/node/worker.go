@@ -59,7 +59,9 @@ func (n *Node) execute(ctx context.Context, c *claim.Claim) {
 // delay the jobs queued behind it.
 func (n *Node) runFire(ctx context.Context, c *claim.Claim, done bool) (firedOutcome, context.Context, func(observe.RunResult)) {
 	o := firedOutcome{status: repository.ExecSkipped}
-	if (c.Misfire != "" && !n.plan(c).Run) || c.StartFailed() {
+	// A resumed chain's root (done) is not a new fire: no misfire policy
+	// skips the steps it left.
+	if (!done && c.Misfire != "" && !n.plan(c).Run) || c.StartFailed() {
 		return o, ctx, endNothing
 	}
 	n.stats.fired.Add(1)
@@ -70,13 +72,6 @@ func (n *Node) runFire(ctx context.Context, c *claim.Claim, done bool) (firedOut
 		o.status, o.began, o.ran, o.err = n.call(runCtx, c.Spec, &c.Task, c.Task.NextStartTime)
 	}
 	return o, runCtx, endRun
-}
-
-// recordStart writes c's start record at once, in its own statement.
-func (n *Node) recordStart(ctx context.Context, c *claim.Claim) (repository.Execution, error) {
-	e, err := n.store.StartExecution(ctx, c.Fence(), *c.RunRecord())
-	c.SetStarted(e, err)
-	return e, err
 }
 
 // call runs the job of spec for row t (claimed) and fire time scheduled,
