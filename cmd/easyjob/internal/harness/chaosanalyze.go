@@ -34,6 +34,7 @@ func analyzeChaos(res *chaosResult, fires []fire, p nodeParams, from, to time.Ti
 	res.analyzeResumes(byTask)
 	res.classifyDuplicates(fires)
 	res.findLost(tasks, byTask, from, to, lostAfter)
+	res.findLostSteps(p, byTask, from, to.Add(-lostAfter))
 }
 
 // procName names process incarnation i ("?" if unknown).

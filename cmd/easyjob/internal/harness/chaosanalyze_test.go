@@ -52,3 +52,26 @@ func TestAnalyzeChaos(t *testing.T) {
 		t.Fatalf("pg window: lost %d delayed %d", res.Lost, res.PGDelayed)
 	}
 }
+
+// TestFindLostSteps: a root fire whose second step never ran is one lost
+// step; root fires outside the window are not checked.
+func TestFindLostSteps(t *testing.T) {
+	base := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
+	at := func(s int) int64 { return base.Add(time.Duration(s) * time.Second).UnixNano() }
+	p := nodeParams{Tasks: 1, ChainDepth: 2}
+	byTask := map[string][]fire{}
+	for s := 1; s <= 5; s++ {
+		byTask["t00000"] = append(byTask["t00000"], fire{Task: "t00000", Sched: at(s), Start: at(s)})
+		byTask["t00000.s1"] = append(byTask["t00000.s1"], fire{Task: "t00000.s1", Sched: at(s), Start: at(s)})
+		if s != 3 {
+			byTask["t00000.s2"] = append(byTask["t00000.s2"], fire{Task: "t00000.s2", Sched: at(s), Start: at(s)})
+		}
+	}
+	byTask["t00000"] = append(byTask["t00000"], fire{Task: "t00000", Sched: at(9), Start: at(9)}) // after the window
+	res := &chaosResult{procNames: []string{"p0.0"}}
+	res.findLostSteps(p, byTask, base, base.Add(8*time.Second))
+	if res.ChainFires != 5 || res.LostSteps != 1 || res.LostStepDetails[0].Step != "t00000.s2" ||
+		!res.LostStepDetails[0].Sched.Equal(base.Add(3*time.Second)) {
+		t.Fatalf("chain fires %d, lost %d: %+v", res.ChainFires, res.LostSteps, res.LostStepDetails)
+	}
+}

@@ -46,6 +46,9 @@ func (r *chaosResult) print(w io.Writer) {
 	tb.add("duplicates", fmt.Sprintf("%d  = %d allowed re-runs of interrupted fires + %d violations (%d of them during a PostgreSQL restart)",
 		r.Duplicates, r.AllowedReruns, r.Violations, r.PGDuplicates))
 	tb.add("lost fires", fmt.Sprintf("%d  (silent > %s outside PostgreSQL restarts); delayed by a PostgreSQL restart: %d", r.Lost, fmtMS(r.LostThresholdMS), r.PGDelayed))
+	if r.ChainFires > 0 {
+		tb.add("lost chain steps", r.lostStepsLine())
+	}
 	tb.add("missed fire times", fmt.Sprintf("%d  (informational: fire times without a run; a late fire runs once per the misfire policy)", r.Missed))
 	tb.add("fenced finishes", fmt.Sprintf("%d  (+ %d starts refused: claim lost)", r.FencedFinishes, r.StartLost))
 	tb.add("recovered tasks", r.Recovered)
@@ -60,6 +63,9 @@ func (r *chaosResult) print(w io.Writer) {
 				fmt.Fprintln(w, "    "+s)
 			}
 		}
+	}
+	for _, l := range r.LostStepDetails {
+		fmt.Fprintf(w, "\n  LOST CHAIN STEP %s @ %s (root ran: %s)\n", l.Step, l.Sched.Format("15:04:05"), l.Root)
 	}
 	shown := 0
 	for _, l := range r.LostDetails {

@@ -85,6 +85,9 @@ type chaosResult struct {
 	Lost            int         `json:"lost_fires"`
 	PGDelayed       int         `json:"delayed_by_pg_restart"`
 	LostDetails     []lostFire  `json:"lost_details,omitempty"`
+	ChainFires      int         `json:"chain_fires"`
+	LostSteps       int         `json:"lost_chain_steps"`
+	LostStepDetails []lostStep  `json:"lost_chain_step_details,omitempty"`
 	FencedFinishes  int64       `json:"fenced_finishes"`
 	StartLost       int64       `json:"start_claim_lost"`
 	Recovered       int64       `json:"recovered_tasks"`

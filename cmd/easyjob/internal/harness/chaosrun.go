@@ -164,6 +164,9 @@ func (r *chaosRun) collect(t0, tEnd time.Time, lostAfter time.Duration) {
 	if res.Lost > 0 {
 		res.FailureReasons = append(res.FailureReasons, fmt.Sprintf("%d lost fires", res.Lost))
 	}
+	if res.LostSteps > 0 {
+		res.FailureReasons = append(res.FailureReasons, fmt.Sprintf("%d chain steps lost", res.LostSteps))
+	}
 	if len(res.SelfExits) > 0 {
 		res.FailureReasons = append(res.FailureReasons, fmt.Sprintf("%d processes exited on their own", len(res.SelfExits)))
 	}

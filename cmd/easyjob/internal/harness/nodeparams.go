@@ -25,6 +25,7 @@ type nodeParams struct {
 	RecoverInterval time.Duration
 	Workers         int
 	MaxClaims       int
+	ChainDepth      int  // steps under each task: t00001 -> t00001.s1 -> t00001.s2 ... (0: flat tasks)
 	Metrics         bool // a Prometheus observer on each node (metrics.go)
 	GOMAXPROCS      int  // node processes only: runtime.GOMAXPROCS (0 = Go's own choice)
 }
@@ -47,6 +48,7 @@ func addNodeFlags(fs *flag.FlagSet, p *nodeParams) {
 	fs.DurationVar(&p.RecoverInterval, "recover-interval", 0, "Config.RecoverInterval (0 = library default, 1s)")
 	fs.IntVar(&p.Workers, "workers", 0, "Config.Workers (0 = library default, 10)")
 	fs.IntVar(&p.MaxClaims, "max-claims", 0, "Config.MaxClaims (0 = library default, 1000 × workers)")
+	fs.IntVar(&p.ChainDepth, "chain-depth", 0, "make every task the root of a chain of this many steps (t00001 -> t00001.s1 -> ...); 0 = flat tasks")
 	fs.BoolVar(&p.Metrics, "metrics", false, "give every node a Prometheus observer (easyjob/metrics/prom), scraped every 15s")
 	fs.IntVar(&p.GOMAXPROCS, "gomaxprocs", 0, "GOMAXPROCS of each node process, as a container's CPU limit sets it (0 = Go's own choice; --procs only)")
 }
@@ -90,6 +92,9 @@ func (p nodeParams) args() []string {
 	if p.MaxClaims != 0 {
 		a = append(a, "--max-claims", strconv.Itoa(p.MaxClaims))
 	}
+	if p.ChainDepth != 0 {
+		a = append(a, "--chain-depth", strconv.Itoa(p.ChainDepth))
+	}
 	if p.Metrics {
 		a = append(a, "--metrics")
 	}
@@ -127,12 +132,34 @@ func (p nodeParams) taskNames() []string {
 	return tasks
 }
 
-// registerTasks registers the K bench tasks on s.
+// stepName names step k (1-based) of the chain under bench task i.
+func stepName(i, k int) string { return fmt.Sprintf("%s.s%d", taskName(i), k) }
+
+// stepNames lists every chain step's name, step by step under each task.
+func (p nodeParams) stepNames() []string {
+	var out []string
+	for i := range p.Tasks {
+		for k := 1; k <= p.ChainDepth; k++ {
+			out = append(out, stepName(i, k))
+		}
+	}
+	return out
+}
+
+// registerTasks registers the K bench tasks on s, each with its chain of
+// p.ChainDepth steps.
 func registerTasks(s *easyjob.Scheduler, p nodeParams, l ledger) error {
 	job := ledgerJob(l)
 	for i := range p.Tasks {
 		if err := s.Register(taskName(i), p.Cron, job); err != nil {
 			return err
+		}
+		parent := taskName(i)
+		for k := 1; k <= p.ChainDepth; k++ {
+			if err := s.Register(stepName(i, k), "", job, easyjob.Parent(parent)); err != nil {
+				return err
+			}
+			parent = stepName(i, k)
 		}
 	}
 	return nil
