@@ -82,7 +82,7 @@ func (n *Node) recordRoot(c *claim.Claim) (repository.Execution, error) {
 			c.SetStarted(e, err)
 			return e, err
 		}
-		wait := schedule.Backoff(attempt, 100*time.Millisecond, 5*time.Second)
+		wait := schedule.Backoff(attempt, 50*time.Millisecond, maxWriteRetry) // as finishes: written within half a second of the database's return
 		n.outage.fail("StartExecution", err, wait)
 		if !schedule.Sleep(n.bg, wait) {
 			c.SetStarted(e, err)
