@@ -51,6 +51,12 @@ type Health struct {
 	WedgedAfter time.Duration `json:"-"` // JSON: wedged_after_seconds
 	// Reason says why the node is not ready (or not live); empty when ready.
 	Reason string `json:"reason,omitempty"`
+	// Collisions names the tasks that live nodes of the group register
+	// with different code, and who does: two services sharing a group and
+	// a task name, where each node runs only its own job (give each
+	// service its own Group). Checked at start and once a minute; it does
+	// not make the node unready.
+	Collisions []string `json:"collisions,omitempty"`
 }
 
 // MarshalJSON writes h with its durations in seconds.
@@ -147,6 +153,9 @@ func (s *Scheduler) Health() Health {
 		return h
 	}
 	h.State = StateRunning
+	for _, c := range n.Collisions() {
+		h.Collisions = append(h.Collisions, c.Name+": "+c.Describe())
+	}
 	progress := max(lastBeat.UnixNano(), s.health.beatBegan.Load(), s.health.beatEnded.Load())
 	h.Live = now.Sub(time.Unix(0, progress)) <= h.WedgedAfter
 	h.Ready = h.HeartbeatAge <= s.cfg.LiveAfter

@@ -39,7 +39,7 @@ func (s *taskSpec) build(fn Func, opts []Option) error {
 	if fn == nil {
 		return fmt.Errorf("%w: task %q", ErrNilFunc, s.Name)
 	}
-	s.Job = job(fn)
+	s.Job, s.Fingerprint = job(fn), fingerprint(fn)
 	for _, o := range opts {
 		if o == nil {
 			continue

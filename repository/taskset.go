@@ -31,6 +31,7 @@ type NodeTasks struct {
 	// names registered; nil when the node published no set (or one the
 	// store does not hold): it then counts as registering every task.
 	names map[string]bool
+	fps   map[string]string // fingerprint per name (collision.go)
 }
 
 // Registers reports whether the node registered the task name.
@@ -42,7 +43,11 @@ func LiveTaskSets(ctx context.Context, store NodeReader, group string, liveAfter
 	if err != nil {
 		return nil, err
 	}
-	sets := map[string]map[string]bool{}
+	type parsed struct {
+		names map[string]bool
+		fps   map[string]string
+	}
+	sets := map[string]parsed{}
 	out := make([]NodeTasks, len(live))
 	for i, n := range live {
 		out[i].Node = n
@@ -51,19 +56,23 @@ func LiveTaskSets(ctx context.Context, store NodeReader, group string, liveAfter
 		}
 		set, ok := sets[n.TaskSet]
 		if !ok {
-			names, err := store.TaskSet(ctx, n.TaskSet)
+			entries, err := store.TaskSet(ctx, n.TaskSet)
 			if err != nil && !errors.Is(err, ErrTaskSetNotFound) {
 				return nil, err
 			}
 			if err == nil {
-				set = make(map[string]bool, len(names))
-				for _, name := range names {
-					set[name] = true
+				set = parsed{names: make(map[string]bool, len(entries)), fps: map[string]string{}}
+				for _, e := range entries {
+					if name, fp, isFP := splitEntry(e); isFP {
+						set.fps[name] = fp
+					} else {
+						set.names[name] = true
+					}
 				}
 			}
 			sets[n.TaskSet] = set
 		}
-		out[i].names = set
+		out[i].names, out[i].fps = set.names, set.fps
 	}
 	return out, nil
 }

@@ -333,3 +333,31 @@ func TestMountPoint(t *testing.T) {
 		}
 	}
 }
+
+// TestCollisionBanner: the overview shows a banner naming a task that
+// live nodes register with different code (two services in one group).
+func TestCollisionBanner(t *testing.T) {
+	f := newFixture(t, Options{})
+	if _, body := f.get("/"); strings.Contains(body, "Task name collision") {
+		t.Fatal("a banner without a collision")
+	}
+	for _, svc := range []string{"billing", "shipping"} {
+		set, err := f.store.PublishTaskSet(f.ctx, repository.TaskSetEntries(map[string]string{"report": svc + ".Report"}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		n, err := f.store.RegisterNode(f.ctx, "default", svc+"-1", 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n.TaskSet = set
+		if _, err := f.store.Heartbeat(f.ctx, n); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f.dash.cache.clear()
+	if _, body := f.get("/"); !strings.Contains(body, "Task name collision") || !strings.Contains(body, "billing.Report") ||
+		!strings.Contains(body, "shipping.Report") {
+		t.Fatalf("no collision banner naming both codes:\n%s", body)
+	}
+}

@@ -21,6 +21,9 @@ type Overview struct {
 	Tasks TaskTotals         `json:"tasks"`
 	Since time.Time          `json:"failures_since"` // Now less FailureWindow
 	Fails FailureCount       `json:"failures"`
+	// Collisions names the tasks live nodes register with different code
+	// (two services sharing the group and a task name), with who does.
+	Collisions []string `json:"collisions,omitempty"`
 }
 
 // FailureWindow is how far back Overview counts failures.
@@ -96,6 +99,13 @@ func readOverview(ctx context.Context, c *easyjob.Client) (Overview, error) {
 		}
 	}
 	o.Nodes = c.NodeInfos(ns, now, inFlight)
+	sets, err := repository.LiveTaskSets(ctx, store, group, live)
+	if err != nil {
+		return Overview{}, viewErr(c, "overview", err)
+	}
+	for _, k := range repository.Collisions(sets) {
+		o.Collisions = append(o.Collisions, k.Name+": "+k.Describe())
+	}
 	return o, nil
 }
 

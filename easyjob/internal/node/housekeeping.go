@@ -12,12 +12,16 @@ import (
 // housekeepInterval is how often a node prunes the history and stale tasks.
 const housekeepInterval = time.Minute
 
-// housekeep applies Config.HistoryMaxAge and HistoryMaxRows (it deletes
-// old finished runs of the group) and Config.StaleTaskExpiry. Only the
-// live node with the lowest id does it (every node when it has no live
+// housekeep checks for task name collisions (every node), then applies
+// Config.HistoryMaxAge and HistoryMaxRows (it deletes old finished runs of
+// the group) and Config.StaleTaskExpiry. Only the live node with the
+// lowest id does the latter (every node when it has no live
 // view yet), so a big group does not send one delete per node per minute;
 // running executions are never deleted.
 func (n *Node) housekeep(ctx context.Context) error {
+	if err := n.checkCollisions(ctx); err != nil {
+		return err
+	}
 	history := n.cfg.HistoryMaxAge > 0 || n.cfg.HistoryMaxRows > 0
 	if !history && n.cfg.StaleTaskExpiry <= 0 {
 		return nil

@@ -3,7 +3,6 @@ package node
 import (
 	"context"
 	"fmt"
-	"maps"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -64,9 +63,11 @@ type Node struct {
 	starter   *starter
 	completer *completer
 	outage    *outage // keeps a database outage to a few log lines
-	stats     stats
-	hooks     *Hooks
-	obs       observe.Observer // Config.Observer; nil when nothing observes
+
+	collisions atomic.Pointer[[]repository.Collision] // the last checkCollisions found
+	stats      stats
+	hooks      *Hooks
+	obs        observe.Observer // Config.Observer; nil when nothing observes
 }
 
 // New returns a node of cfg's group over store that runs specs (by
@@ -255,8 +256,11 @@ func (n *Node) register(ctx context.Context) error {
 	}
 	// Peers' strategies choose among the nodes that registered a task:
 	// publish which ones this node did before it counts as live.
-	names := slices.Collect(maps.Keys(n.specs))
-	set, err := n.store.PublishTaskSet(ctx, names)
+	fps := make(map[string]string, len(n.specs))
+	for name, s := range n.specs {
+		fps[name] = s.Fingerprint
+	}
+	set, err := n.store.PublishTaskSet(ctx, repository.TaskSetEntries(fps))
 	if err != nil {
 		return fmt.Errorf("easyjob: publish task set: %w", err)
 	}

@@ -20,6 +20,10 @@ type Spec struct {
 	Job    Job
 	Opts   repository.TaskOptions
 	Sched  schedule.Schedule
+	// Fingerprint says which code registered the task (the service's
+	// module and the job function): nodes that register one name with
+	// different fingerprints collide (repository.Collisions).
+	Fingerprint string
 
 	Children []*Spec // registration order
 }
