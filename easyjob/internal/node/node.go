@@ -271,6 +271,41 @@ func (n *Node) register(ctx context.Context) error {
 	}
 	n.picker.self = node.ID
 	n.beat(t0)
+	return n.registerRemoved(ctx, defs)
+}
+
+// registerRemoved registers again the tasks of defs that were removed
+// between this node's upsert and its node row: an operator's Remove checks
+// that no live node registers a task, and this node was not live yet, so
+// the removal went through; the node would never fire those tasks.
+func (n *Node) registerRemoved(ctx context.Context, defs []repository.TaskDef) error {
+	rows, err := n.store.Tasks(ctx, n.cfg.Group)
+	if err != nil {
+		return fmt.Errorf("easyjob: read tasks after registering: %w", err)
+	}
+	have := make(map[string]bool, len(rows))
+	for _, r := range rows {
+		have[r.Name] = true
+	}
+	var missing []string
+	for _, d := range defs {
+		if !have[d.Name] {
+			missing = append(missing, d.Name)
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	n.log.Warn().Strs("tasks", missing).Msg("easyjob: tasks removed while this node registered them; registering them again")
+	rows, err = n.store.UpsertTasks(ctx, n.cfg.Group, defs)
+	if err != nil {
+		return fmt.Errorf("easyjob: register removed tasks again: %w", err)
+	}
+	for _, r := range rows {
+		if r.ParentID != 0 {
+			n.children.set(r.Name, r)
+		}
+	}
 	return nil
 }
 
