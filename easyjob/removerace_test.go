@@ -21,7 +21,7 @@ type removeBeforeRegister struct {
 
 func (s *removeBeforeRegister) RegisterNode(ctx context.Context, group, name string, weight int) (repository.Node, error) {
 	if s.done.CompareAndSwap(false, true) {
-		if _, err := s.Store.RemoveTask(ctx, group, s.name, repository.Removal{}); err != nil {
+		if _, err := s.RemoveTask(ctx, group, s.name, repository.Removal{}); err != nil {
 			return repository.Node{}, err
 		}
 	}
