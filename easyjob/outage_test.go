@@ -146,3 +146,10 @@ func (s *outageStore) RecoverAll(ctx context.Context, rs []repository.Recovery) 
 	}
 	return s.Store.RecoverAll(ctx, rs)
 }
+
+func (s *outageStore) ChainRun(ctx context.Context, task repository.TaskID, scheduled time.Time) ([]repository.Execution, error) {
+	if err := s.fail(); err != nil {
+		return nil, err
+	}
+	return s.Store.ChainRun(ctx, task, scheduled)
+}

@@ -23,7 +23,15 @@ import (
 // is recorded when the database answers, and its finish leaves the fire
 // due, so the next run of it (here or on a peer) resumes the steps left.
 func (n *Node) executeChain(ctx context.Context, c *claim.Claim) {
-	prior := n.priorChain(ctx, c)
+	prior, err := n.priorChain(c)
+	if err != nil {
+		// The node stops with the database away: whether an earlier run
+		// of this fire ran the root is unknown, and running it could run
+		// it twice. Nothing ran: reconcile or a peer takes the fire.
+		n.pool.Done(c)
+		n.claims.Drop(c)
+		return
+	}
 	o, runCtx, endRun := n.runFire(ctx, c, prior.rootDone())
 	succeeded := o.status == repository.ExecSucceeded
 	if succeeded && prior.rootDone() {
@@ -274,18 +282,27 @@ type priorRun struct {
 
 // priorChain returns the earlier run of c's fire, when c is a chain whose
 // fire ran before (its node died, or the database or a shutdown
-// interrupted it), or nil.
-func (n *Node) priorChain(ctx context.Context, c *claim.Claim) *priorRun {
+// interrupted it), or nil. It waits for the database if it is away (the
+// worker holds its slot): running the chain without knowing could run a
+// step twice. It fails only when the node stops first.
+func (n *Node) priorChain(c *claim.Claim) (*priorRun, error) {
 	if len(c.Spec.Children) == 0 {
-		return nil
+		return nil, nil
 	}
-	runs, err := n.store.ChainRun(ctx, c.Task.ID, c.Task.NextStartTime)
-	if err != nil {
-		n.log.Warn().Err(err).Str("task", c.Spec.Name).Msg("easyjob: could not read the interrupted chain; running it whole")
-		return nil
+	var runs []repository.Execution
+	for attempt := 1; ; attempt++ {
+		var err error
+		if runs, err = n.store.ChainRun(n.bg, c.Task.ID, c.Task.NextStartTime); err == nil {
+			break
+		}
+		wait := schedule.Backoff(attempt, 50*time.Millisecond, maxWriteRetry)
+		n.outage.fail("ChainRun", err, wait)
+		if !schedule.Sleep(n.bg, wait) {
+			return nil, err
+		}
 	}
 	if len(runs) == 0 {
-		return nil
+		return nil, nil
 	}
 	p := &priorRun{root: runs[0], under: map[int64]map[string]repository.Execution{}}
 	for _, r := range runs[1:] {
@@ -294,7 +311,7 @@ func (n *Node) priorChain(ctx context.Context, c *claim.Claim) *priorRun {
 		}
 		p.under[r.ParentExecutionID][r.TaskName] = r
 	}
-	return p
+	return p, nil
 }
 
 // rootDone reports whether the root's job had succeeded (see succeeded).

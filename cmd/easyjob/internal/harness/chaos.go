@@ -21,6 +21,7 @@ type chaosOpts struct {
 	pgRestart    string
 	pgStop       time.Duration // stop PostgreSQL this long as a fault (0 = never)
 	pgCluster    string        // pg_ctlcluster's "VERSION NAME" for --pg-stop
+	silentPath   time.Duration // silence the nodes' network path to PostgreSQL this long as a fault (0 = never)
 	seed         uint64
 	quiet        bool
 	keep         bool
@@ -55,6 +56,7 @@ func (c *chaosCmd) flagSet() *flag.FlagSet {
 	fs.DurationVar(&o.freezeFor, "freeze-for", 0, "a frozen node is resumed after this (0 = dead threshold + 3s)")
 	fs.StringVar(&o.pgRestart, "pg-restart", "", "shell command that restarts PostgreSQL (e.g. 'pg_ctlcluster 15 main restart'); empty = never")
 	fs.DurationVar(&o.pgStop, "pg-stop", 0, "stop PostgreSQL for this long as a fault, in turn with kill and freeze (pg_ctlcluster; 0 = never)")
+	fs.DurationVar(&o.silentPath, "silent-path", 0, "as a fault in turn with the others, drop every byte between the nodes and PostgreSQL for this long without closing a socket (a NAT flush, a moved virtual IP); the nodes reach the server through a relay; 0 = never")
 	fs.StringVar(&o.pgCluster, "pg-cluster", "", "the cluster --pg-stop stops, as pg_ctlcluster's \"VERSION NAME\" (default: the newest under /etc/postgresql, main)")
 	fs.Uint64Var(&o.seed, "seed", 0, "random seed (0 = from the clock; printed)")
 	c.output.addFlags(fs)

@@ -12,7 +12,8 @@ import (
 )
 
 // event is a scheduled step of a chaos run: a fault to inject (kill,
-// freeze, pg-restart) or the end of one (restart, cont).
+// freeze, pg-restart, pg-stop, silent-path) or the end of one (restart,
+// cont, heal).
 type event struct {
 	at   time.Time
 	what string
@@ -26,13 +27,16 @@ type event struct {
 // recovery and failover could not be seen before the steady window
 // closes; recovery is how long a dead node takes to be recovered.
 func (r *chaosRun) schedule(t0 time.Time, recovery time.Duration) {
-	tail := max(r.o.restartAfter, r.o.freezeFor, r.o.pgStop) + recovery + 4*time.Second
+	tail := max(r.o.restartAfter, r.o.freezeFor, r.o.pgStop, r.o.silentPath) + recovery + 4*time.Second
 	kinds := []string{"kill", "freeze"}
 	if r.o.pgRestart != "" {
 		kinds = append(kinds, "pg-restart")
 	}
 	if r.o.pgStop > 0 {
 		kinds = append(kinds, "pg-stop")
+	}
+	if r.o.silentPath > 0 {
+		kinds = append(kinds, "silent-path")
 	}
 	for i, at := 0, t0.Add(r.o.warmup); !at.After(r.end.Add(-tail)); i, at = i+1, at.Add(r.o.faultEvery) {
 		r.todo = append(r.todo, event{at: at, what: kinds[i%len(kinds)]})
@@ -71,6 +75,14 @@ func (r *chaosRun) inject(ev event, now time.Time) {
 		f := &fault{Kind: "pg-stop", At: now}
 		r.addFault(f)
 		r.pgWG.Go(func() { r.stopPG(f) })
+	case "silent-path":
+		f := &fault{Kind: "silent-path", At: now}
+		r.addFault(f)
+		r.relay.Silence()
+		r.todo = append(r.todo, event{at: now.Add(r.o.silentPath), what: "heal", f: f})
+	case "heal":
+		r.relay.Heal()
+		r.endFault(ev.f)
 	}
 }
 

@@ -7,6 +7,8 @@ import (
 	"os"
 	"sync"
 	"time"
+
+	"github.com/easyjob-go/easyjob/repository/postgres/netfault"
 )
 
 // chaosRun is one chaos run while it injects faults.
@@ -21,7 +23,8 @@ type chaosRun struct {
 	mu       sync.Mutex // guards res.Faults and the fault fields restartPG writes
 	pgWG     sync.WaitGroup
 	seenExit map[int]bool
-	count    map[string]int // faults by kind
+	count    map[string]int  // faults by kind
+	relay    *netfault.Relay // between the nodes and PostgreSQL with --silent-path
 }
 
 // runChaos creates a scratch database, runs o.procs node processes on it
@@ -41,6 +44,13 @@ func runChaos(ctx context.Context, o chaosOpts) (_ *chaosResult, err error) {
 	}
 	p := o.params
 	p.DSN, p.Group = db.dsn, "chaos"
+	var relay *netfault.Relay
+	if o.silentPath > 0 {
+		if relay, p.DSN, err = netfault.Listen(ctx, db.dsn); err != nil {
+			return nil, err
+		}
+		defer relay.Close()
+	}
 	c, err := newProcCluster(dir, p, o.procs)
 	if err != nil {
 		return nil, err
@@ -53,7 +63,7 @@ func runChaos(ctx context.Context, o chaosOpts) (_ *chaosResult, err error) {
 			HeartbeatMS: ms(hb), DeadAfterMS: ms(dead), RecoverMS: ms(rec),
 			LostThresholdMS: ms(dead + rec + 2*time.Second), FailoverBoundMS: ms(dead + rec + 500*time.Millisecond),
 		},
-		seenExit: map[int]bool{}, count: map[string]int{},
+		seenExit: map[int]bool{}, count: map[string]int{}, relay: relay,
 	}
 	for i := range o.procs {
 		if _, err := c.start(i); err != nil {
@@ -119,9 +129,9 @@ func (r *chaosRun) printProgress(prog *progress, now, t0 time.Time, fires int, r
 			}
 		}
 	}
-	prog.printf("chaos %3.0fs/%.0fs  procs %d/%d (%d frozen)  fires %d  %.0f/s  faults: %d kill, %d freeze, %d pg-restart, %d pg-stop, %d self-exit",
+	prog.printf("chaos %3.0fs/%.0fs  procs %d/%d (%d frozen)  fires %d  %.0f/s  faults: %d kill, %d freeze, %d pg-restart, %d pg-stop, %d silent-path, %d self-exit",
 		now.Sub(t0).Seconds(), r.o.duration.Seconds(), running, r.o.procs, frozen, fires,
-		rate, r.count["kill"], r.count["freeze"], r.count["pg-restart"], r.count["pg-stop"], r.count["exit"])
+		rate, r.count["kill"], r.count["freeze"], r.count["pg-restart"], r.count["pg-stop"], r.count["silent-path"], r.count["exit"])
 }
 
 // collect reads the ledgers and stats of every node process after the run
@@ -148,7 +158,7 @@ func (r *chaosRun) collect(t0, tEnd time.Time, lostAfter time.Duration) {
 	res.Fires = len(fires)
 	res.FiresPerSec = float64(len(fires)) / res.DurationSeconds
 	for _, f := range res.Faults {
-		if f.Kind == "pg-restart" || f.Kind == "pg-stop" {
+		if f.Kind == "pg-restart" || f.Kind == "pg-stop" || f.Kind == "silent-path" {
 			until := f.Until
 			if until.IsZero() {
 				until = tEnd

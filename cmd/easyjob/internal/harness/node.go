@@ -79,7 +79,7 @@ func (o *nodeOpts) run(ctx context.Context) error {
 		return err
 	}
 	defer led.close()
-	pg, err := postgres.Open(ctx, o.params.DSN)
+	pg, err := openRetrying(ctx, o.params.DSN, log)
 	if err != nil {
 		return err
 	}
@@ -168,4 +168,25 @@ func selfPeakRSS() int64 {
 		}
 	}
 	return 0
+}
+
+// openRetrying opens the node's pool, retrying while the server does not
+// take the connection (down, or out of connections after a fault), as
+// easyjob.Run does with a DSN: a node restarted during a fault waits for
+// the database instead of exiting.
+func openRetrying(ctx context.Context, dsn string, log zerolog.Logger) (*postgres.Store, error) {
+	for attempt := 1; ; attempt++ {
+		pg, err := postgres.Open(ctx, dsn)
+		if err == nil || ctx.Err() != nil {
+			return pg, err
+		}
+		if attempt == 1 {
+			log.Warn().Err(err).Msg("easyjob _node: database not answering at start; retrying")
+		}
+		select {
+		case <-ctx.Done():
+			return nil, err
+		case <-time.After(min(time.Duration(attempt)*250*time.Millisecond, 2*time.Second)):
+		}
+	}
 }
