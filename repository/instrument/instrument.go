@@ -142,6 +142,7 @@ type TimeoutError struct {
 	After time.Duration
 }
 
+// Error names the call and its bound.
 func (e *TimeoutError) Error() string {
 	return fmt.Sprintf("%s gave up after %v: the database did not answer", e.Op, e.After)
 }
