@@ -131,6 +131,29 @@ func start(t *testing.T, cfg Config, reg func(s *Scheduler)) *testNode {
 	return tn
 }
 
+// background is a Scheduler's Run on its own goroutine for one test: it
+// is cancelled when the test ends, and Run must then return nil.
+type background struct {
+	ended chan struct{} // closed when Run returned
+	err   error         // Run's result, once ended is closed
+}
+
+// runBackground runs s until the test ends.
+func runBackground(t *testing.T, s *Scheduler) *background {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	b := &background{ended: make(chan struct{})}
+	go func() { b.err = s.Run(ctx); close(b.ended) }()
+	t.Cleanup(func() {
+		cancel()
+		<-b.ended
+		if b.err != nil {
+			t.Errorf("Run: %v", b.err)
+		}
+	})
+	return b
+}
+
 // stop shuts the node down gracefully and waits for Run to return.
 func (tn *testNode) stop(t *testing.T) {
 	t.Helper()

@@ -353,23 +353,14 @@ func TestRegisterRetryScheduledAt(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- s.Run(ctx) }()
-	defer func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("Run: %v", err)
-		}
-	}()
+	run := runBackground(t, s)
 	var got []Info
 	for len(got) < 2 {
 		select {
 		case i := <-infos:
 			got = append(got, i)
-		case err := <-done:
-			done <- err
-			t.Fatalf("Run returned early: %v", err)
+		case <-run.ended:
+			t.Fatalf("Run returned early: %v", run.err)
 		case <-time.After(10 * time.Second):
 			t.Fatalf("saw only %d runs", len(got))
 		}

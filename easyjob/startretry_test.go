@@ -33,23 +33,15 @@ func TestRunWaitsForDatabaseAtStart(t *testing.T) {
 	if err := s.Register("tick", "* * * * * *", l.job(nil)); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- s.Run(ctx) }()
-	defer func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("Run: %v", err)
-		}
-	}()
+	run := runBackground(t, s)
 
 	waitFor(t, 10*time.Second, "Health to report the database not answering", func() bool {
 		h := s.Health()
 		return h.State == StateStarting && strings.Contains(h.Reason, "database not answering at start")
 	})
 	select {
-	case err := <-done:
-		t.Fatalf("Run returned while the database was down: %v", err)
+	case <-run.ended:
+		t.Fatalf("Run returned while the database was down: %v", run.err)
 	default:
 	}
 	path.Heal()

@@ -286,7 +286,7 @@ type priorRun struct {
 // worker holds its slot): running the chain without knowing could run a
 // step twice. It fails only when the node stops first.
 func (n *Node) priorChain(c *claim.Claim) (*priorRun, error) {
-	if len(c.Spec.Children) == 0 {
+	if len(c.Spec.Children) == 0 || !mayHaveRun(c.Task) {
 		return nil, nil
 	}
 	var runs []repository.Execution
@@ -312,6 +312,16 @@ func (n *Node) priorChain(c *claim.Claim) (*priorRun, error) {
 		p.under[r.ParentExecutionID][r.TaskName] = r
 	}
 	return p, nil
+}
+
+// mayHaveRun reports whether fire t may have run before: its node died
+// (recovery marked the last run abandoned), or its last finish left it due
+// (a chain cut short keeps its fire; so do a trigger during a run and a
+// catch-up, which a read then finds empty). A fire planned ahead of its
+// last finish, the usual case, has not run: no read, no round trip.
+func mayHaveRun(t repository.Task) bool {
+	return t.LastStatus == repository.ExecAbandoned ||
+		(!t.LastFinishedAt.IsZero() && !t.NextStartTime.After(t.LastFinishedAt))
 }
 
 // rootDone reports whether the root's job had succeeded (see succeeded).
