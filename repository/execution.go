@@ -17,6 +17,8 @@ type Execution struct {
 	Attempt           int
 	// Misfire names the misfire policy applied to this fire, if it was late.
 	Misfire MisfireAction
+	// Kind says why the run ran; "" for a run recorded before kinds were.
+	Kind RunKind
 }
 
 // HistoryFilter selects and pages executions, newest first.

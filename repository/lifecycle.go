@@ -45,7 +45,7 @@ func applyTaskDef(cur Task, def TaskDef, parent TaskID) Task {
 		if def.Finished {
 			u.Status = TaskFinished
 		}
-		u.NodeID, u.Attempt, u.Paused, u.TriggerRequested = 0, 1, false, false
+		u.NodeID, u.Attempt, u.Paused, u.TriggerRequested, u.FireKind = 0, 1, false, false, ""
 		u.Version++
 		return u
 	}
@@ -55,6 +55,9 @@ func applyTaskDef(cur Task, def TaskDef, parent TaskID) Task {
 		u.Cron, u.CodeCron, u.OverriddenAt = def.Cron, def.Cron, time.Time{}
 		if !def.NextStartTime.IsZero() {
 			u.NextStartTime = def.NextStartTime
+			if cur.Status != TaskDoing {
+				u.FireKind = "" // the new cron's fire replaces a triggered one
+			}
 		}
 		if cur.Status == TaskPending || cur.Status == TaskFinished {
 			u.Status = TaskPending

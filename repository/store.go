@@ -40,6 +40,7 @@ type Control interface {
 	HistoryStore
 	ControlStore
 	ViewStore
+	AuditStore
 }
 
 // Clock reads the store's clock, the only clock that decides anything.

@@ -66,12 +66,15 @@ type Task struct {
 	// TriggerRequested is set by Trigger while the task is doing; its finish
 	// then schedules one extra fire at once.
 	TriggerRequested bool
-	Options          TaskOptions
-	LastStatus       ExecStatus
-	LastError        string
-	LastFinishedAt   time.Time
-	CreatedAt        time.Time
-	UpdatedAt        time.Time
+	// FireKind is RunManual while the pending fire is an operator's
+	// trigger, else "" (the cron's, or a retry's).
+	FireKind       RunKind
+	Options        TaskOptions
+	LastStatus     ExecStatus
+	LastError      string
+	LastFinishedAt time.Time
+	CreatedAt      time.Time
+	UpdatedAt      time.Time
 	// CodeCron is the cron the code registered last (TaskDef.Cron); Cron
 	// is the one in force. They differ while an operator's Reschedule
 	// overrides the code.

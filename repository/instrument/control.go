@@ -69,3 +69,14 @@ func (s *store) CountFailures(ctx context.Context, group string, since time.Time
 		return s.inner.CountFailures(ctx, group, since)
 	})
 }
+
+func (s *store) RecordAudit(ctx context.Context, e repository.AuditEntry) error {
+	_, err := call(ctx, s, "RecordAudit", func(ctx context.Context) (struct{}, error) {
+		return struct{}{}, s.inner.RecordAudit(ctx, e)
+	})
+	return err
+}
+
+func (s *store) Audit(ctx context.Context, group string, f repository.AuditFilter) ([]repository.AuditEntry, error) {
+	return call(ctx, s, "Audit", func(ctx context.Context) ([]repository.AuditEntry, error) { return s.inner.Audit(ctx, group, f) })
+}

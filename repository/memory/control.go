@@ -45,7 +45,7 @@ func (s *Store) Trigger(ctx context.Context, group, name string) (repository.Tas
 			t.TriggerRequested = true
 			return changed
 		}
-		t.Status, t.NextStartTime, t.Attempt = repository.TaskPending, now, 1
+		t.Status, t.NextStartTime, t.Attempt, t.FireKind = repository.TaskPending, now, 1, repository.RunManual
 		t.Version++
 		return true
 	})
@@ -67,9 +67,10 @@ func (s *Store) Reschedule(ctx context.Context, group, name, cron string, next t
 		switch t.Status {
 		case repository.TaskDoing:
 		case repository.TaskFinished:
-			t.Status = repository.TaskPending
+			t.Status, t.FireKind = repository.TaskPending, ""
 			t.Version++
 		default:
+			t.FireKind = ""
 			t.Version++
 		}
 		return true
@@ -94,6 +95,7 @@ func (s *Store) control(ctx context.Context, group, name string, notify bool,
 	if apply(t, now) {
 		t.UpdatedAt = now
 	}
+	s.auditLocked(ctx, group, name, now)
 	if notify {
 		s.notifyLocked(group)
 	}

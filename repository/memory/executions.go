@@ -48,6 +48,7 @@ func (s *Store) startLocked(c repository.Claim, e repository.Execution, now time
 		Status:            repository.ExecRunning,
 		Attempt:           max(e.Attempt, 1),
 		Misfire:           e.Misfire,
+		Kind:              e.Kind,
 	}
 	s.execs[x.ID] = x
 	s.execsByTask[c.ID] = append(s.execsByTask[c.ID], x.ID)
@@ -68,7 +69,7 @@ func (s *Store) appendLocked(f repository.Finish, status repository.ExecStatus, 
 	x := &repository.Execution{
 		ID: s.lastExec, TaskID: f.Claim.ID, ParentExecutionID: r.ParentExecutionID, NodeID: f.Claim.NodeID,
 		ScheduledAt: norm(r.ScheduledAt), StartedAt: now.Add(-f.Ran), Status: repository.ExecRunning,
-		Attempt: max(r.Attempt, 1), Misfire: r.Misfire,
+		Attempt: max(r.Attempt, 1), Misfire: r.Misfire, Kind: r.Kind,
 	}
 	s.execs[x.ID] = x
 	s.execsByTask[f.Claim.ID] = append(s.execsByTask[f.Claim.ID], x.ID)
@@ -133,13 +134,16 @@ func finishTask(t *repository.Task, f repository.Finish, now time.Time) {
 	t.Version++
 	t.LastStatus, t.LastError = f.Status, f.Error
 	t.LastFinishedAt, t.UpdatedAt = now, now
+	if !f.Done {
+		t.FireKind = "" // the fire it schedules is the cron's or a retry (or manual: below)
+	}
 	release := func(st repository.TaskStatus) { t.Status, t.NodeID = st, 0 }
 	switch {
 	case f.Done:
 		release(repository.TaskFinished)
 	case t.TriggerRequested:
 		release(repository.TaskPending)
-		t.NextStartTime, t.Attempt, t.TriggerRequested = now, 1, false
+		t.NextStartTime, t.Attempt, t.TriggerRequested, t.FireKind = now, 1, false, repository.RunManual
 	case t.Cron != f.Cron: // rescheduled while the fire ran: the row's next wins
 		if t.Paused {
 			release(repository.TaskPaused)

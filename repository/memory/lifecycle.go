@@ -84,6 +84,9 @@ func (s *Store) RemoveTask(ctx context.Context, group, name string, o repository
 		t.Version++
 		subtree[i] = *t
 	}
+	if len(subtree) > 0 {
+		s.auditLocked(ctx, group, name, now)
+	}
 	return subtree, nil
 }
 

@@ -80,6 +80,7 @@ func (s *Store) RecoverAll(ctx context.Context, rs []repository.Recovery) ([]err
 				s.execs[s.lastExec] = &repository.Execution{
 					ID: s.lastExec, TaskID: t.ID, NodeID: r.DeadNode, ScheduledAt: fire, StartedAt: now, FinishedAt: now,
 					Status: repository.ExecAbandoned, Error: msg, Attempt: attempt,
+					Kind: repository.KindOf(repository.Task{ParentID: t.ParentID, FireKind: t.FireKind, Attempt: attempt}, ""),
 				}
 				s.execsByTask[t.ID] = append(s.execsByTask[t.ID], s.lastExec)
 			}

@@ -31,6 +31,7 @@ type Store struct {
 	execsByTask map[repository.TaskID][]int64 // ascending ids
 	listeners   map[string]map[*listener]struct{}
 	taskSets    map[string][]string // id -> sorted names
+	audit       []repository.AuditEntry // ascending ids
 }
 
 // New returns an empty store.

@@ -24,7 +24,7 @@ func (s *Store) Pause(ctx context.Context, group, name string) (repository.Task,
   updated_at = now()
 WHERE t.group_name = ? AND t.name = ? AND t.status <> 'removed'
 RETURNING ` + taskCols("t")
-	return s.control(ctx, "pause", group, name, q, group, name)
+	return s.control(ctx, "pause", group, name, q, false, group, name)
 }
 
 // Resume clears the pause: paused becomes pending (version+1) and the
@@ -37,7 +37,7 @@ func (s *Store) Resume(ctx context.Context, group, name string) (repository.Task
   updated_at = now()
 WHERE t.group_name = ? AND t.name = ? AND t.status <> 'removed'
 RETURNING ` + taskCols("t")
-	return s.control(ctx, "resume", group, name, notifying(q), group, name)
+	return s.control(ctx, "resume", group, name, q, true, group, name)
 }
 
 // Trigger asks for one fire now. A task that is not doing becomes pending
@@ -49,11 +49,12 @@ func (s *Store) Trigger(ctx context.Context, group, name string) (repository.Tas
   next_start_time = CASE WHEN t.status = 'doing' THEN t.next_start_time ELSE now() END,
   attempt = CASE WHEN t.status = 'doing' THEN t.attempt ELSE 1 END,
   trigger_requested = (t.status = 'doing'),
+  fire_kind = CASE WHEN t.status = 'doing' THEN t.fire_kind ELSE 'manual' END,
   version = t.version + CASE WHEN t.status = 'doing' THEN 0 ELSE 1 END,
   updated_at = now()
 WHERE t.group_name = ? AND t.name = ? AND t.status <> 'removed'
 RETURNING ` + taskCols("t")
-	return s.control(ctx, "trigger", group, name, notifying(q), group, name)
+	return s.control(ctx, "trigger", group, name, q, true, group, name)
 }
 
 // Reschedule sets a new cron and next fire. A doing row keeps its version;
@@ -66,22 +67,34 @@ func (s *Store) Reschedule(ctx context.Context, group, name, cron string, next t
   overridden_at = CASE WHEN ?::text = t.code_cron THEN NULL ELSE now() END,
   next_start_time = coalesce(?::timestamptz, t.next_start_time),
   status = CASE WHEN t.status = 'finished' THEN 'pending' ELSE t.status END,
+  fire_kind = CASE WHEN t.status = 'doing' THEN t.fire_kind ELSE '' END,
   version = t.version + CASE WHEN t.status = 'doing' THEN 0 ELSE 1 END,
   updated_at = now()
 WHERE t.group_name = ? AND t.name = ? AND t.status <> 'removed'
 RETURNING ` + taskCols("t")
-	return s.control(ctx, "reschedule", group, name, notifying(q), cron, cron, nullTime(next), group, name)
+	return s.control(ctx, "reschedule", group, name, q, true, cron, cron, nullTime(next), group, name)
 }
 
-// notifying wraps an UPDATE ... RETURNING of task columns so the same
-// statement also wakes the updated task's group.
-func notifying(update string) string {
-	return `WITH t AS (` + update + `),
-n AS (SELECT pg_notify('` + notifyChannel + `', t.group_name) FROM t)
-SELECT ` + taskCols("t") + ` FROM t WHERE (SELECT count(*) FROM n) >= 0`
-}
-
-func (s *Store) control(ctx context.Context, op, group, name, q string, args ...any) (repository.Task, error) {
+// control runs one operator action, the UPDATE ... RETURNING of task
+// columns update, as one statement that also wakes the task's group when
+// notify is set and records the audit entry ctx carries: the entry is
+// written exactly when the action found its task.
+func (s *Store) control(ctx context.Context, op, group, name, update string, notify bool, args ...any) (repository.Task, error) {
+	q := `WITH t AS (` + update + `)`
+	tail := ``
+	if notify {
+		q += `,
+n AS (SELECT pg_notify('` + notifyChannel + `', t.group_name) FROM t)`
+		tail = ` WHERE (SELECT count(*) FROM n) >= 0`
+	}
+	if e, ok := repository.AuditFrom(ctx); ok {
+		q += `,
+a AS (INSERT INTO easyjob_audit (group_name, task, actor, via, origin, action, detail)
+  SELECT t.group_name, t.name, ?::text, ?::text, ?::text, ?::text, ?::text FROM t)`
+		args = append(args, auditArgs(e)...)
+	}
+	q += `
+SELECT ` + taskCols("t") + ` FROM t` + tail
 	tasks, err := scanTasks(s.db.QueryContext(ctx, q, args...))
 	if err != nil {
 		return repository.Task{}, fmt.Errorf("easyjob/postgres: %s %q in group %q: %w", op, name, group, err)

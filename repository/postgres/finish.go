@@ -57,9 +57,9 @@ const (
 const finishSQL = `WITH v AS (
   SELECT * FROM unnest(?::int[], ?::bigint[], ?::bigint[], ?::bigint[], ?::bigint[], ?::text[], ?::text[],
     ?::timestamptz[], ?::int[], ?::text[], ?::bool[], ?::bool[], ?::bool[],
-    ?::bool[], ?::timestamptz[], ?::int[], ?::text[], ?::bigint[], ?::bigint[], ?::bigint[])
+    ?::bool[], ?::timestamptz[], ?::int[], ?::text[], ?::bigint[], ?::bigint[], ?::bigint[], ?::text[])
     AS v(ord, id, version, node_id, exec_id, status, err, next, attempt, cron, done, keep, handoff,
-      run, scheduled, run_attempt, misfire, parent, ran_us, started_us)
+      run, scheduled, run_attempt, misfire, parent, ran_us, started_us, run_kind)
 ),
 l AS (
   SELECT v.*, ` + fenceHolds + ` AS held
@@ -94,7 +94,11 @@ u AS (
       WHEN l.done THEN t.attempt
       WHEN t.trigger_requested OR t.cron <> l.cron THEN 1
       ELSE l.attempt END,
-    trigger_requested = CASE WHEN l.done THEN t.trigger_requested ELSE false END
+    trigger_requested = CASE WHEN l.done THEN t.trigger_requested ELSE false END,
+    fire_kind = CASE
+      WHEN l.done THEN t.fire_kind
+      WHEN t.trigger_requested THEN 'manual'
+      ELSE '' END
   FROM l
   WHERE t.id = l.id AND l.held
   RETURNING l.ord, l.handoff, %s
@@ -111,8 +115,8 @@ x AS (
 ),
 a AS (
   INSERT INTO easyjob_executions
-    (task_id, parent_execution_id, node_id, scheduled_at, attempt, misfire, status, error, started_at, finished_at)
-  SELECT l.id, nullif(l.parent, 0), l.node_id, l.scheduled, greatest(l.run_attempt, 1), l.misfire,
+    (task_id, parent_execution_id, node_id, scheduled_at, attempt, misfire, kind, status, error, started_at, finished_at)
+  SELECT l.id, nullif(l.parent, 0), l.node_id, l.scheduled, greatest(l.run_attempt, 1), l.misfire, l.run_kind,
     CASE WHEN l.held THEN l.status ELSE 'fenced' END, l.err,
     CASE WHEN l.started_us <> 0 THEN ` + measuredStart + ` ELSE now() - l.ran_us * interval '1 microsecond' END,
     ` + measuredEnd + `
@@ -174,6 +178,7 @@ func (s *Store) Finish(ctx context.Context, fs []repository.Finish) ([]repositor
 		c.scheduled = append(c.scheduled, r.ScheduledAt)
 		c.runAttempt = append(c.runAttempt, int32(r.Attempt))
 		c.misfire = append(c.misfire, string(r.Misfire))
+		c.kind = append(c.kind, string(r.Kind))
 		c.parent = append(c.parent, r.ParentExecutionID)
 		c.ranUS = append(c.ranUS, f.Ran.Microseconds())
 		var started int64
@@ -188,7 +193,7 @@ func (s *Store) Finish(ctx context.Context, fs []repository.Finish) ([]repositor
 	var r taskScan
 	err := s.queryEach(ctx, finishQuery, []any{
 		c.ord, c.id, c.version, c.node, c.exec, c.status, c.err, c.next, c.attempt, c.cron, c.done, c.keep, c.handoff,
-		c.run, c.scheduled, c.runAttempt, c.misfire, c.parent, c.ranUS, c.startedUS,
+		c.run, c.scheduled, c.runAttempt, c.misfire, c.parent, c.ranUS, c.startedUS, c.kind,
 		c.id, c.exec,
 	}, append([]any{&ord}, r.dest()...), func() error {
 		t, ok, err := r.taskWith(&s.opts)
@@ -217,7 +222,7 @@ type finishColumns struct {
 	ord, attempt, runAttempt               []int32
 	id, version, node, exec, parent, ranUS []int64
 	startedUS                              []int64
-	status, err, cron, misfire             []string
+	status, err, cron, misfire, kind       []string
 	next                                   []*time.Time
 	scheduled                              []time.Time
 	done, keep, handoff, run               []bool
@@ -232,7 +237,7 @@ func newFinishColumns(n int) finishColumns {
 		id: make([]int64, 0, n), version: make([]int64, 0, n), node: make([]int64, 0, n),
 		exec: make([]int64, 0, n), parent: make([]int64, 0, n), ranUS: make([]int64, 0, n), startedUS: make([]int64, 0, n),
 		status: make([]string, 0, n), err: make([]string, 0, n), cron: make([]string, 0, n),
-		misfire: make([]string, 0, n), next: make([]*time.Time, 0, n), scheduled: make([]time.Time, 0, n),
+		misfire: make([]string, 0, n), kind: make([]string, 0, n), next: make([]*time.Time, 0, n), scheduled: make([]time.Time, 0, n),
 		done: make([]bool, 0, n), keep: make([]bool, 0, n), handoff: make([]bool, 0, n), run: make([]bool, 0, n),
 	}
 }

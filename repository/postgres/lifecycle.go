@@ -120,5 +120,13 @@ RETURNING `+taskCols("t"), pgdialect.Array(ids)))
 			subtree[i] = kept[j]
 		}
 	}
+	if e, ok := repository.AuditFrom(ctx); ok {
+		// In the removal's transaction: recorded exactly when it happened.
+		if _, err := tx.ExecContext(ctx, `INSERT INTO easyjob_audit (group_name, task, actor, via, origin, action, detail)
+VALUES (?::text, ?::text, ?::text, ?::text, ?::text, ?::text, ?::text)`,
+			append([]any{group, name}, auditArgs(e)...)...); err != nil {
+			return nil, err
+		}
+	}
 	return subtree, nil
 }

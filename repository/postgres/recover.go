@@ -64,7 +64,9 @@ u AS (
         WHERE r.task_id = t.id AND r.node_id = l.node_id AND r.status = 'running') THEN l.err ELSE t.last_error END
   FROM l
   WHERE t.id = l.id
-  RETURNING l.ord, t.id, t.group_name, l.node_id AS dead, l.err, l.fire, l.attempt, l.due_alive
+  RETURNING l.ord, t.id, t.group_name, l.node_id AS dead, l.err, l.fire, l.attempt, l.due_alive,
+    CASE WHEN t.parent_id IS NOT NULL THEN 'chain' WHEN t.fire_kind <> '' AND l.attempt <= 1 THEN t.fire_kind
+      WHEN l.attempt > 1 THEN 'retry' ELSE 'cron' END AS kind
 ),
 x AS (
   UPDATE easyjob_executions e
@@ -74,8 +76,8 @@ x AS (
   RETURNING e.id
 ),
 a AS (
-  INSERT INTO easyjob_executions (task_id, node_id, scheduled_at, attempt, status, started_at, finished_at, error)
-  SELECT u.id, u.dead, u.fire, greatest(u.attempt, 1), 'abandoned', now(), now(), u.err FROM u WHERE u.due_alive
+  INSERT INTO easyjob_executions (task_id, node_id, scheduled_at, attempt, kind, status, started_at, finished_at, error)
+  SELECT u.id, u.dead, u.fire, greatest(u.attempt, 1), u.kind, 'abandoned', now(), now(), u.err FROM u WHERE u.due_alive
   ON CONFLICT (task_id, node_id, scheduled_at, attempt) DO NOTHING
   RETURNING id
 ),

@@ -21,6 +21,7 @@ var taskColumnNames = []string{
 	"node_id", "next_start_time", "attempt", "paused", "trigger_requested",
 	"options", "last_status", "last_error", "last_finished_at",
 	"created_at", "updated_at", "code_cron", "overridden_at", "stale_since",
+	"fire_kind",
 }
 
 // taskCols returns the task columns qualified by alias, e.g. "t.id, t.name".
@@ -49,7 +50,7 @@ func qualify(alias string, names []string) string {
 type taskScan struct {
 	id, parentID, version, nodeID, attempt pgtype.Int8
 	group, name, cron, status, codeCron    pgtype.Text
-	lastStatus, lastError                  pgtype.Text
+	lastStatus, lastError, fireKind        pgtype.Text
 	next, lastFinished, created, updated   pgtype.Timestamptz
 	overridden, stale                      pgtype.Timestamptz
 	paused, trigger                        pgtype.Bool
@@ -62,6 +63,7 @@ func (r *taskScan) dest() []any {
 		&r.nodeID, &r.next, &r.attempt, &r.paused, &r.trigger,
 		&r.options, &r.lastStatus, &r.lastError, &r.lastFinished,
 		&r.created, &r.updated, &r.codeCron, &r.overridden, &r.stale,
+		&r.fireKind,
 	}
 }
 
@@ -91,6 +93,7 @@ func (r *taskScan) task() (t repository.Task, ok bool, err error) {
 		CodeCron:         r.codeCron.String,
 		OverriddenAt:     utcTz(r.overridden),
 		StaleSince:       utcTz(r.stale),
+		FireKind:         repository.RunKind(r.fireKind.String),
 	}
 	if len(r.options) > 0 {
 		if err := json.Unmarshal(r.options, &t.Options); err != nil {
@@ -208,7 +211,7 @@ func scanNodes(rows *sql.Rows, err error) ([]repository.Node, error) {
 
 var execColumnNames = []string{
 	"id", "task_id", "parent_execution_id", "node_id", "scheduled_at",
-	"started_at", "finished_at", "status", "error", "attempt", "misfire",
+	"started_at", "finished_at", "status", "error", "attempt", "misfire", "kind",
 }
 
 func execCols(alias string) string { return qualify(alias, execColumnNames) }
@@ -218,13 +221,13 @@ func execCols(alias string) string { return qualify(alias, execColumnNames) }
 type execScan struct {
 	id, taskID, parentID, nodeID, attempt sql.NullInt64
 	scheduled, started, finished          sql.NullTime
-	status, errText, misfire              sql.NullString
+	status, errText, misfire, kind        sql.NullString
 }
 
 func (r *execScan) dest() []any {
 	return []any{
 		&r.id, &r.taskID, &r.parentID, &r.nodeID, &r.scheduled,
-		&r.started, &r.finished, &r.status, &r.errText, &r.attempt, &r.misfire,
+		&r.started, &r.finished, &r.status, &r.errText, &r.attempt, &r.misfire, &r.kind,
 	}
 }
 
@@ -244,6 +247,7 @@ func (r *execScan) execution() (e repository.Execution, ok bool) {
 		Error:             r.errText.String,
 		Attempt:           int(r.attempt.Int64),
 		Misfire:           repository.MisfireAction(r.misfire.String),
+		Kind:              repository.RunKind(r.kind.String),
 	}, true
 }
 

@@ -18,12 +18,12 @@ import (
 // rows written, each naming its task; a claim missing from it lost its
 // fence (claims in one batch name distinct tasks).
 const startsSQL = `WITH v AS (
-  SELECT * FROM unnest(?::bigint[], ?::bigint[], ?::bigint[], ?::bigint[], ?::timestamptz[], ?::int[], ?::text[])
-    AS v(id, version, node_id, parent, scheduled, attempt, misfire)
+  SELECT * FROM unnest(?::bigint[], ?::bigint[], ?::bigint[], ?::bigint[], ?::timestamptz[], ?::int[], ?::text[], ?::text[])
+    AS v(id, version, node_id, parent, scheduled, attempt, misfire, kind)
 )
 INSERT INTO easyjob_executions AS x
-  (task_id, parent_execution_id, node_id, scheduled_at, attempt, misfire, status, started_at)
-SELECT v.id, nullif(v.parent, 0), v.node_id, v.scheduled, greatest(v.attempt, 1), v.misfire, 'running', now()
+  (task_id, parent_execution_id, node_id, scheduled_at, attempt, misfire, kind, status, started_at)
+SELECT v.id, nullif(v.parent, 0), v.node_id, v.scheduled, greatest(v.attempt, 1), v.misfire, v.kind, 'running', now()
 FROM v JOIN easyjob_tasks c ON c.id = v.id
 WHERE c.id = ANY(?::bigint[]) AND ` + fenceHolds + `
 ON CONFLICT (task_id, node_id, scheduled_at, attempt)
@@ -44,7 +44,7 @@ func (s *Store) StartExecutions(ctx context.Context, reqs []repository.ExecStart
 		attempt                   []int32
 		id, version, node, parent []int64
 		scheduled                 []time.Time
-		misfire                   []string
+		misfire, kind             []string
 	)
 	at := make(map[repository.TaskID]int, len(reqs))
 	for i, r := range reqs {
@@ -60,10 +60,12 @@ func (s *Store) StartExecutions(ctx context.Context, reqs []repository.ExecStart
 		scheduled = append(scheduled, when)
 		attempt = append(attempt, int32(r.Execution.Attempt))
 		misfire = append(misfire, string(r.Execution.Misfire))
+		kind = append(kind, string(r.Execution.Kind))
 	}
 	args := []any{
 		pgdialect.Array(id), pgdialect.Array(version), pgdialect.Array(node),
 		pgdialect.Array(parent), pgdialect.Array(scheduled), pgdialect.Array(attempt), pgdialect.Array(misfire),
+		pgdialect.Array(kind),
 		pgdialect.Array(id),
 	}
 	q := fmt.Sprintf(startsSQL, execCols("x"))

@@ -249,7 +249,7 @@ func writeUpdates(ctx context.Context, tx bun.Tx, ts []repository.Task) ([]repos
 		return nil, nil
 	}
 	rows := make([]string, len(ts))
-	args := make([]any, 0, 15*len(ts))
+	args := make([]any, 0, 16*len(ts))
 	for i, t := range ts {
 		opts, err := encodeOptions(t.Options)
 		if err != nil {
@@ -264,19 +264,19 @@ func writeUpdates(ctx context.Context, tx bun.Tx, ts []repository.Task) ([]repos
 			node = int64(t.NodeID)
 		}
 		rows[i] = "(?::bigint, ?::text, ?::jsonb, ?::bigint, ?::text, ?::timestamptz, ?::bigint, " +
-			"?::text, ?::timestamptz, ?::timestamptz, ?::bigint, ?::int, ?::bool, ?::bool, ?::timestamptz)"
+			"?::text, ?::timestamptz, ?::timestamptz, ?::bigint, ?::int, ?::bool, ?::bool, ?::timestamptz, ?::text)"
 		args = append(args, int64(t.ID), t.Cron, opts, parent, string(t.Status), t.NextStartTime, t.Version,
 			t.CodeCron, nullTime(t.OverriddenAt), nullTime(t.StaleSince), node, t.Attempt, t.Paused, t.TriggerRequested,
-			nullTime(t.UpdatedAt))
+			nullTime(t.UpdatedAt), string(t.FireKind))
 	}
 	q := `UPDATE easyjob_tasks t
 SET cron = v.cron, options = v.options, parent_id = v.parent_id, status = v.status,
     next_start_time = v.next, version = v.version, code_cron = v.code_cron,
     overridden_at = v.overridden_at, stale_since = v.stale_since, node_id = v.node_id,
     attempt = v.attempt, paused = v.paused, trigger_requested = v.trigger_requested,
-    updated_at = coalesce(v.updated_at, now())
+    fire_kind = v.fire_kind, updated_at = coalesce(v.updated_at, now())
 FROM (VALUES ` + join(rows) + `) v(id, cron, options, parent_id, status, next, version,
-    code_cron, overridden_at, stale_since, node_id, attempt, paused, trigger_requested, updated_at)
+    code_cron, overridden_at, stale_since, node_id, attempt, paused, trigger_requested, updated_at, fire_kind)
 WHERE t.id = v.id
 RETURNING ` + taskCols("t")
 	return scanTasks(tx.QueryContext(ctx, q, args...))

@@ -106,7 +106,7 @@ func testTrigger(e *env) {
 		got := e.do("Trigger", e.s.Trigger, name)
 		after := e.now()
 		want := rows[name]
-		want.Status, want.Attempt = repository.TaskPending, 1
+		want.Status, want.Attempt, want.FireKind = repository.TaskPending, 1, repository.RunManual
 		want.Version++
 		e.within("triggered next_start_time of "+name, got.NextStartTime, before, after)
 		want.NextStartTime, want.UpdatedAt = got.NextStartTime, got.UpdatedAt

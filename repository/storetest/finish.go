@@ -144,7 +144,7 @@ func testFinishTriggerRequested(e *env) {
 	}
 	want := e.common(fd)
 	want.Status, want.NodeID = repository.TaskPending, 0
-	want.NextStartTime, want.Attempt, want.TriggerRequested = fd.got.LastFinishedAt, 1, false
+	want.NextStartTime, want.Attempt, want.TriggerRequested, want.FireKind = fd.got.LastFinishedAt, 1, false, repository.RunManual
 	e.sameTask("finish of a triggered fire", fd.got, want)
 }
 
@@ -203,7 +203,7 @@ func testFinishTriggerBeatsRest(e *env) {
 	}, finishWith(repository.ExecFailed, "x", func(f *repository.Finish) { f.Keep = true }))
 	want := e.common(fd)
 	want.Status, want.NodeID = repository.TaskPending, 0 // runs once, paused flag kept
-	want.NextStartTime, want.Attempt, want.TriggerRequested = fd.got.LastFinishedAt, 1, false
+	want.NextStartTime, want.Attempt, want.TriggerRequested, want.FireKind = fd.got.LastFinishedAt, 1, false, repository.RunManual
 	e.sameTask("triggered beats rescheduled, paused and keep", fd.got, want)
 	if !fd.got.Paused {
 		e.t.Errorf("paused flag lost")

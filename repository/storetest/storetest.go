@@ -60,6 +60,7 @@ func Run(t *testing.T, newStore func(t *testing.T) repository.Store) {
 		{"Notify", notifyCases},
 		{"Lifecycle", lifecycleCases},
 		{"Views", viewCases},
+		{"Audit", auditCases},
 	}
 	for _, sec := range sections {
 		t.Run(sec.name, func(t *testing.T) {

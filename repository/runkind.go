@@ -1,0 +1,35 @@
+package repository
+
+// RunKind says why a run ran. It is recorded on every execution and
+// labels the fire metrics.
+type RunKind string
+
+// Run kinds.
+const (
+	RunCron    RunKind = "cron"    // the cron came due
+	RunManual  RunKind = "manual"  // an operator's trigger
+	RunRetry   RunKind = "retry"   // a retry of a failed run
+	RunMisfire RunKind = "misfire" // a late fire, run by its misfire policy
+	RunChain   RunKind = "chain"   // a chain step, after its parent's success
+)
+
+// String implements fmt.Stringer.
+func (k RunKind) String() string { return string(k) }
+
+// KindOf is the kind of the run of t's pending fire: a chain step's
+// run is a chain run whatever made it due; an operator's trigger is
+// manual (its retries are retries); a late fire run by its misfire
+// policy is a misfire.
+func KindOf(t Task, misfire MisfireAction) RunKind {
+	switch {
+	case t.ParentID != 0:
+		return RunChain
+	case t.FireKind == RunManual && t.Attempt <= 1:
+		return RunManual
+	case misfire != "":
+		return RunMisfire
+	case t.Attempt > 1:
+		return RunRetry
+	}
+	return RunCron
+}
