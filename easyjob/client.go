@@ -26,6 +26,7 @@ type Client struct {
 	group   string
 	live    time.Duration
 	dead    time.Duration
+	actor   Actor // recorded when the context names none (WithActor)
 	closeFn func()
 }
 
@@ -43,7 +44,7 @@ func NewClient(ctx context.Context, cfg Config) (*Client, error) {
 		return nil, err
 	}
 	store = instrument.Wrap(store, cfg.callBounds())
-	return &Client{store: store, group: cfg.Group, live: cfg.LiveAfter, dead: cfg.DeadAfter, closeFn: closeFn}, nil
+	return &Client{store: store, group: cfg.Group, live: cfg.LiveAfter, dead: cfg.DeadAfter, actor: defaultActor(), closeFn: closeFn}, nil
 }
 
 // Close releases the connection pool NewClient opened (not a Store, BunDB
@@ -131,7 +132,22 @@ type ExecutionInfo struct {
 	Attempt     int                   `json:"attempt"`
 	// Misfire names the misfire policy applied when the fire was late.
 	Misfire string `json:"misfire,omitempty"`
+	// Kind says why the run ran: cron, manual (an operator's trigger),
+	// retry, misfire or chain; "" for a run recorded before kinds were.
+	Kind RunKind `json:"kind,omitempty"`
 }
+
+// RunKind says why a run ran.
+type RunKind = repository.RunKind
+
+// Run kinds (ExecutionInfo.Kind).
+const (
+	RunCron    = repository.RunCron    // the cron came due
+	RunManual  = repository.RunManual  // an operator's trigger (Client.Trigger)
+	RunRetry   = repository.RunRetry   // a retry of a failed run
+	RunMisfire = repository.RunMisfire // a late fire, run by its misfire policy
+	RunChain   = repository.RunChain   // a chain step, after its parent's success
+)
 
 // Duration is how long the run took, 0 while it runs.
 func (e ExecutionInfo) Duration() time.Duration {
@@ -289,6 +305,11 @@ func (c *Client) Resume(ctx context.Context, name string) (TaskInfo, error) {
 // registers a different cron for the task. An invalid expression returns
 // an error wrapping ErrInvalidCron.
 func (c *Client) Reschedule(ctx context.Context, name, cron string) (TaskInfo, error) {
+	return c.reschedule(ctx, "reschedule", name, cron)
+}
+
+// reschedule is Reschedule, recorded in the audit log as action.
+func (c *Client) reschedule(ctx context.Context, action, name, cron string) (TaskInfo, error) {
 	t, err := c.store.Task(ctx, c.group, name)
 	if err != nil {
 		return TaskInfo{}, c.wrap("reschedule", name, err)
@@ -308,7 +329,8 @@ func (c *Client) Reschedule(ctx context.Context, name, cron string) (TaskInfo, e
 	if !ok {
 		next = now // an empty cron (a child): due with its parent's next success
 	}
-	row, err := c.store.Reschedule(ctx, c.group, name, cron, next)
+	detail := fmt.Sprintf("cron %q -> %q", t.Cron, cron)
+	row, err := c.store.Reschedule(c.audited(ctx, action, name, detail), c.group, name, cron, next)
 	if err != nil {
 		return TaskInfo{}, c.wrap("reschedule", name, err)
 	}
@@ -397,6 +419,12 @@ func (c *Client) PruneHistory(ctx context.Context, maxAge time.Duration, maxRows
 	if err != nil {
 		return k, fmt.Errorf("easyjob: prune history of group %q: %w", c.group, err)
 	}
+	// After the prune (its batches are many statements): a failed record
+	// is an error, so the log never misses a prune silently.
+	e := c.entry(ctx, "prune", "", fmt.Sprintf("max age %v, max rows %d: deleted %d runs", maxAge, maxRows, k))
+	if err := c.store.RecordAudit(ctx, e); err != nil {
+		return k, fmt.Errorf("easyjob: pruned %d runs of group %q, but could not record it in the audit log: %w", k, c.group, err)
+	}
 	return k, nil
 }
 
@@ -404,7 +432,7 @@ func (c *Client) PruneHistory(ctx context.Context, maxAge time.Duration, maxRows
 func (c *Client) control(ctx context.Context, op, name string,
 	f func(ctx context.Context, group, name string) (repository.Task, error),
 ) (TaskInfo, error) {
-	t, err := f(ctx, c.group, name)
+	t, err := f(c.audited(ctx, op, name, ""), c.group, name)
 	if err != nil {
 		return TaskInfo{}, c.wrap(op, name, err)
 	}

@@ -20,6 +20,20 @@ type RemoveOptions struct {
 	DropHistory bool
 }
 
+// describe says what a removal of n tasks does, for the audit log.
+func (o RemoveOptions) describe(n int) string {
+	d := fmt.Sprintf("%d task(s)", n)
+	if o.Force {
+		d += ", forced"
+	}
+	if o.DropHistory {
+		d += ", history dropped"
+	} else {
+		d += ", history kept"
+	}
+	return d
+}
+
 // Remove deletes a task from the group, with its children (a child
 // cannot outlive its parent). It is meant for stale tasks (TaskInfo.
 // Stale: no live node registers them, typically after their code was
@@ -40,7 +54,8 @@ func (c *Client) Remove(ctx context.Context, name string, o RemoveOptions) ([]Ta
 			return nil, fmt.Errorf("easyjob: remove %q: %w", name, err)
 		}
 	}
-	removed, err := c.store.RemoveTask(ctx, c.group, name, repository.Removal{KeepHistory: !o.DropHistory})
+	removed, err := c.store.RemoveTask(c.audited(ctx, "remove", name, o.describe(len(sub))), c.group, name,
+		repository.Removal{KeepHistory: !o.DropHistory})
 	if err != nil {
 		return nil, c.wrap("remove", name, err)
 	}
@@ -112,5 +127,5 @@ func (c *Client) ResetSchedule(ctx context.Context, name string) (TaskInfo, erro
 	if !t.Overridden() {
 		return c.info(ctx, t)
 	}
-	return c.Reschedule(ctx, name, t.CodeCron)
+	return c.reschedule(ctx, "reset", name, t.CodeCron)
 }

@@ -63,15 +63,16 @@ const (
 	EventStoreOp
 )
 
-// Trigger says why a fire ran.
-type Trigger string
+// Trigger says why a fire ran: the kind its run is recorded with.
+type Trigger = repository.RunKind
 
 // Triggers.
 const (
-	TriggerCron    Trigger = "cron"    // the cron came due
-	TriggerRetry   Trigger = "retry"   // a retry of a failed run
-	TriggerMisfire Trigger = "misfire" // a late fire, run by its misfire policy
-	TriggerChain   Trigger = "chain"   // a child after its parent's success
+	TriggerCron    = repository.RunCron    // the cron came due
+	TriggerManual  = repository.RunManual  // an operator's trigger
+	TriggerRetry   = repository.RunRetry   // a retry of a failed run
+	TriggerMisfire = repository.RunMisfire // a late fire, run by its misfire policy
+	TriggerChain   = repository.RunChain   // a child after its parent's success
 )
 
 // Event is one thing the runtime did; Kind says which fields are set.

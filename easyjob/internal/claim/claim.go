@@ -335,7 +335,10 @@ func (c *Claim) Recorded(stop <-chan struct{}, free Slots) (e repository.Executi
 
 // RunRecord is the execution a finish appends for this claim's fire.
 func (c *Claim) RunRecord() *repository.Execution {
-	return &repository.Execution{ScheduledAt: c.Task.NextStartTime, Attempt: max(c.Task.Attempt, 1), Misfire: c.Misfire}
+	return &repository.Execution{
+		ScheduledAt: c.Task.NextStartTime, Attempt: max(c.Task.Attempt, 1), Misfire: c.Misfire,
+		Kind: repository.KindOf(c.Task, c.Misfire),
+	}
 }
 
 // StartFailed reports, without waiting, that the start already failed.

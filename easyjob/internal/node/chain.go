@@ -157,7 +157,7 @@ func (n *Node) runChild(ctx context.Context, ch *spec.Spec, scheduled time.Time,
 		scheduled = c.Task.NextStartTime
 	}
 	exec, err := n.store.StartExecution(ctx, c.Fence(), repository.Execution{
-		ParentExecutionID: parentExec, ScheduledAt: scheduled, Attempt: 1,
+		ParentExecutionID: parentExec, ScheduledAt: scheduled, Attempt: 1, Kind: repository.RunChain,
 	})
 	c.SetStarted(exec, err)
 	if err != nil {

@@ -78,7 +78,13 @@ func (n *Node) pruneStale(ctx context.Context) error {
 		if t.StaleSince.IsZero() || t.StaleSince.After(cutoff) {
 			continue
 		}
-		removed, err := n.store.RemoveTask(ctx, n.cfg.Group, t.Name, repository.Removal{KeepHistory: true, StaleBefore: cutoff})
+		audit := repository.WithAudit(ctx, repository.AuditEntry{
+			Actor:  repository.Actor{Name: fmt.Sprintf("node %d (%s)", n.id(), n.cfg.NodeName), Via: "node"},
+			Action: "remove",
+			Detail: fmt.Sprintf("stale since %s: no live node registered it for StaleTaskExpiry (%v); history kept",
+				t.StaleSince.UTC().Format(time.RFC3339), n.cfg.StaleTaskExpiry),
+		})
+		removed, err := n.store.RemoveTask(audit, n.cfg.Group, t.Name, repository.Removal{KeepHistory: true, StaleBefore: cutoff})
 		if err != nil && !errors.Is(err, repository.ErrTaskNotFound) { // a child removed with its parent
 			return fmt.Errorf("easyjob: remove stale task %q: %w", t.Name, err)
 		}

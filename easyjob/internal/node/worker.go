@@ -155,15 +155,7 @@ func (n *Node) fired(ctx context.Context, spec *spec.Spec, t *repository.Task, s
 	if n.obs == nil {
 		return ctx, endNothing
 	}
-	trigger := observe.TriggerCron
-	switch {
-	case spec.Parent != "":
-		trigger = observe.TriggerChain
-	case misfire != "":
-		trigger = observe.TriggerMisfire
-	case t.Attempt > 1:
-		trigger = observe.TriggerRetry
-	}
+	trigger := repository.KindOf(*t, misfire)
 	attempt := max(t.Attempt, 1)
 	n.observe(observe.Event{Kind: observe.EventFire, Task: spec.Name, Cron: t.Cron, Scheduled: scheduled, Trigger: trigger,
 		Attempt: attempt, Misfire: misfire, Lag: max(found.Sub(scheduled), 0)})

@@ -190,7 +190,7 @@ func (o *Observer) instruments(m metric.Meter) error {
 		errs = append(errs, err)
 		return h
 	}
-	o.fires = counter("easyjob.fires", "{fire}", "Fires started, by trigger (cron, retry, misfire, chain).")
+	o.fires = counter("easyjob.fires", "{fire}", "Fires started, by trigger (cron, manual, retry, misfire, chain).")
 	o.runs = counter("easyjob.runs", "{run}", "Runs ended, by status (succeeded, failed, timed_out).")
 	o.claims = counter("easyjob.claims", "{claim}", "Claims: won, lost to a peer, stolen (won past the steal threshold; also counted as won).")
 	o.recoveries = counter("easyjob.recoveries", "{task}", "Tasks of dead nodes recovered by this replica.")

@@ -122,7 +122,7 @@ func newObserver(opts []Option) *Observer {
 		return prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: name, Help: help, Buckets: buckets}, labels)
 	}
 	o := &Observer{
-		fires:         counter("easyjob_fires_total", "Fires started, by trigger (cron, retry, misfire, chain).", "group", "task", "trigger"),
+		fires:         counter("easyjob_fires_total", "Fires started, by trigger (cron, manual, retry, misfire, chain).", "group", "task", "trigger"),
 		runs:          counter("easyjob_runs_total", "Runs ended, by status (succeeded, failed, timed_out).", "group", "task", "status"),
 		claims:        counter("easyjob_claims_total", "Claims: won, lost to a peer, stolen (won past the steal threshold; also counted as won).", "group", "result"),
 		recoveries:    counter("easyjob_recoveries_total", "Tasks of dead nodes recovered by this replica.", "group"),

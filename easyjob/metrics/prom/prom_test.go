@@ -148,7 +148,7 @@ func TestMetricsMatchHistory(t *testing.T) {
 		t.Errorf("runs vs history: %v", err)
 	}
 	triggers := []string{"chain", "cron", "misfire", "retry"}
-	fires := expected("easyjob_fires_total", "Fires started, by trigger (cron, retry, misfire, chain).", cfg.Group, "trigger", tasks, triggers, nil, h.ByTrigger)
+	fires := expected("easyjob_fires_total", "Fires started, by trigger (cron, manual, retry, misfire, chain).", cfg.Group, "trigger", tasks, triggers, nil, h.ByTrigger)
 	if err := testutil.GatherAndCompare(reg, strings.NewReader(fires), "easyjob_fires_total"); err != nil {
 		t.Errorf("fires vs history: %v", err)
 	}

@@ -30,7 +30,7 @@ var (
 )
 
 // Triggers lists every trigger, indexed by TriggerIndex.
-var Triggers = [...]observe.Trigger{observe.TriggerCron, observe.TriggerRetry, observe.TriggerMisfire, observe.TriggerChain}
+var Triggers = [...]observe.Trigger{observe.TriggerCron, observe.TriggerRetry, observe.TriggerMisfire, observe.TriggerChain, observe.TriggerManual}
 
 // TriggerIndex returns t's index in Triggers, -1 for an unknown one.
 func TriggerIndex(t observe.Trigger) int {
@@ -43,6 +43,8 @@ func TriggerIndex(t observe.Trigger) int {
 		return 2
 	case observe.TriggerChain:
 		return 3
+	case observe.TriggerManual:
+		return 4
 	}
 	return -1
 }

@@ -164,6 +164,9 @@ func ReadHistory(t *testing.T, c *easyjob.Client, tasks ...string) History {
 
 // TriggerOf derives an execution's trigger as the runtime does.
 func TriggerOf(r easyjob.ExecutionInfo) observe.Trigger {
+	if r.Kind != "" {
+		return r.Kind
+	}
 	switch {
 	case r.ParentExecutionID != 0:
 		return observe.TriggerChain
