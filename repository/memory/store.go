@@ -30,7 +30,7 @@ type Store struct {
 	execs       map[int64]*repository.Execution
 	execsByTask map[repository.TaskID][]int64 // ascending ids
 	listeners   map[string]map[*listener]struct{}
-	taskSets    map[string][]string // id -> sorted names
+	taskSets    map[string][]string     // id -> sorted names
 	audit       []repository.AuditEntry // ascending ids
 }
 
