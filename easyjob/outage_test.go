@@ -18,11 +18,13 @@ var errOutage = errors.New("test: database unreachable")
 // database outage in which the nodes reconnect in some order.
 type outageStore struct {
 	repository.Store
-	down atomic.Bool
+	down     atomic.Bool
+	failedAt atomic.Int64 // unix nanos of the first call failed, 0 before
 }
 
 func (s *outageStore) fail() error {
 	if s.down.Load() {
+		s.failedAt.CompareAndSwap(0, time.Now().UnixNano())
 		return errOutage
 	}
 	return nil

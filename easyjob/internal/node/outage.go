@@ -3,6 +3,7 @@ package node
 import (
 	"errors"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -22,9 +23,11 @@ type outage struct {
 	now func() time.Time
 
 	mu     sync.Mutex
-	since  time.Time // first failure of this outage; zero while the database answers
-	noted  time.Time // when the last line about it was written
-	failed int       // calls failed since
+	since  time.Time     // first failure of this outage; zero while the database answers
+	noted  time.Time     // when the last line about it was written
+	failed int           // calls failed since
+	back   chan struct{} // closed when the database answers again; nil while it answers
+	down   atomic.Bool   // back != nil, read without the lock on every fire
 }
 
 func newOutage(log zerolog.Logger) *outage { return &outage{log: log, now: time.Now} }
@@ -44,6 +47,8 @@ func (o *outage) fail(what string, err error, retry time.Duration) {
 	remind := !first && now.Sub(o.noted) >= remindEvery
 	if first {
 		o.since = now
+		o.back = make(chan struct{})
+		o.down.Store(true)
 	}
 	if first || remind {
 		o.noted = now
@@ -53,7 +58,7 @@ func (o *outage) fail(what string, err error, retry time.Duration) {
 	switch {
 	case first:
 		o.log.Error().Err(err).Str("call", what).
-			Msg("easyjob: database not answering; retrying. Claims held fire until DeadAfter, later fires wait for the database")
+			Msg("easyjob: database not answering; retrying. Fires due meanwhile wait for it; past DeadAfter its claims are dropped for the group to run once")
 	case remind:
 		o.log.Warn().Err(err).Str("away", dur(away)).Int("failed_calls", failed).Msg("easyjob: database still not answering")
 	default:
@@ -70,6 +75,9 @@ func (o *outage) answered() {
 	}
 	away, failed := o.now().Sub(o.since), o.failed
 	o.since, o.failed = time.Time{}, 0
+	close(o.back)
+	o.back = nil
+	o.down.Store(false)
 	o.mu.Unlock()
 	o.log.Warn().Str("away", dur(away)).Int("failed_calls", failed).Msg("easyjob: database answering again")
 }
@@ -79,6 +87,20 @@ func (o *outage) ongoing() bool {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	return !o.since.IsZero()
+}
+
+// awaiting returns a channel closed when the database answers again, or
+// nil while it answers.
+func (o *outage) awaiting() <-chan struct{} {
+	if !o.down.Load() {
+		return nil
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.back == nil {
+		return nil // a nil channel would block a select forever
+	}
+	return o.back
 }
 
 // dur writes a duration for a log line with its unit, to the millisecond.

@@ -22,10 +22,13 @@ import (
 // waiting fire itself. execute frees it earlier only where it would hold
 // it while waiting: on a write (a release, a start record).
 func (n *Node) execute(ctx context.Context, c *claim.Claim) {
+	// A node that knows it cannot reach the database starts nothing: the
+	// fire waits for the database, or is left to the group (cutoff.go).
+	held := !n.awaitDatabase(ctx)
 	// The last check before user code: a claim from before a silence, or a
 	// node that may be dead to its peers, must not run (the start row is
 	// written beside the job, so this check is the fence that counts).
-	if c.Epoch != n.claims.Epoch() || n.suspect() {
+	if held || c.Epoch != n.claims.Epoch() || n.suspect() {
 		n.pool.Done(c)
 		n.release(n.bg, "silence since the claim", n.claims.Drop(c))
 		return
