@@ -40,6 +40,8 @@ var commands = []command{
 		operation{args: "NAME CRON | NAME --reset", minArgs: 1, maxArgs: -1, flags: rescheduleFlags}),
 	operator("remove", "delete a task no live node registers (stale); its history is kept",
 		operation{args: "NAME", minArgs: 1, maxArgs: 1, flags: removeFlags}),
+	operator("audit", "list who paused, resumed, triggered, rescheduled, removed or pruned what, newest first",
+		operation{flags: auditFlags}),
 	{name: "dashboard", help: "serve the web dashboard of a group (--addr, --read-only)", run: dashboardCommand},
 
 	// The measurement harness: scratch databases next to the one --dsn names.

@@ -12,14 +12,18 @@
 // default "default") in the database of --dsn, else $EASYJOB_DSN (one of
 // the two is required: there is no default server); --json prints JSON
 // instead of tables (durations name their unit, e.g. heartbeat_age_seconds),
-// --timeout bounds the command. Flags may come before the command or
-// anywhere after it:
+// --timeout bounds the command. --actor NAME names who acts, else
+// $EASYJOB_ACTOR, else the OS user: the audit log records every pause,
+// resume, trigger, reschedule and removal under it, via "cli", from this
+// host (a name with control characters is refused). Flags may come before
+// the command or anywhere after it:
 //
 //	migrate up|down|status  apply, revert or show the database schema
 //	status                  show the nodes and tasks of a group
 //	tasks                   list the tasks of a group
 //	nodes                   list the nodes of a group (live, suspect, dead)
-//	history NAME            list the runs of a task, newest first
+//	history NAME            list the runs of a task, newest first, with
+//	                        their kind (cron, manual, retry, misfire, chain)
 //	trigger NAME            run a task once as soon as possible
 //	pause NAME              stop the fires of a task (a running fire completes)
 //	resume NAME             let a paused task fire again
@@ -29,6 +33,9 @@
 //	remove NAME             delete a stale task (no live node registers it)
 //	                        and its children; --force for any task,
 //	                        --drop-history to delete its runs too
+//	audit                   list the audit log, newest first: who did what
+//	                        to which task, when (--task NAME, --limit N,
+//	                        --before ID, --since 24h or an RFC 3339 time)
 //
 //	dashboard               serve the web dashboard (--addr, default
 //	                        127.0.0.1:8080; --read-only; basic auth from

@@ -45,7 +45,7 @@ func historyFlags(fs *flag.FlagSet) action {
 			fmt.Fprintf(e.out, "no runs of %q\n", args[0])
 			return nil
 		}
-		t := newTable(e.out, "ID", "STATUS", "SCHEDULED", "STARTED", "TOOK", "NODE", "ATTEMPT", "ERROR")
+		t := newTable(e.out, "ID", "STATUS", "KIND", "SCHEDULED", "STARTED", "TOOK", "NODE", "ATTEMPT", "ERROR")
 		for _, r := range runs {
 			took := "-"
 			if r.Status == repository.ExecRunning {
@@ -53,7 +53,8 @@ func historyFlags(fs *flag.FlagSet) action {
 			} else if !r.FinishedAt.IsZero() {
 				took = shortDuration(r.Duration())
 			}
-			t.row(strconv.FormatInt(r.ID, 10), string(r.Status), r.ScheduledAt.Format("2006-01-02 15:04:05.000"),
+			// KIND is "-" for a run recorded before runs had kinds.
+			t.row(strconv.FormatInt(r.ID, 10), string(r.Status), string(r.Kind), r.ScheduledAt.Format("2006-01-02 15:04:05.000"),
 				relTime(r.StartedAt, now), took, strconv.FormatInt(r.NodeID, 10), strconv.Itoa(r.Attempt),
 				truncate(oneLine(r.Error), 60))
 		}

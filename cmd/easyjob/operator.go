@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/easyjob-go/easyjob/cmd/easyjob/internal/dsn"
+	"github.com/easyjob-go/easyjob/easyjob"
 )
 
 // action runs an operator command on its open env with its positional
@@ -51,6 +52,7 @@ func (op operation) run(ctx context.Context, args []string, stdout, stderr io.Wr
 	group := fs.String("group", "default", "task group")
 	asJSON := fs.Bool("json", false, "print JSON instead of tables")
 	timeout := fs.Duration("timeout", 30*time.Second, "give up after this long")
+	actor := fs.String("actor", "", "who the audit log records for the command's actions (default $"+envActor+", else the OS user)")
 	var liveAfter, deadAfter *time.Duration
 	if op.liveness {
 		liveAfter = fs.Duration("live-after", 0, "a node is live while its heartbeat is this recent (default 2s, the library's)")
@@ -86,6 +88,13 @@ func (op operation) run(ctx context.Context, args []string, stdout, stderr io.Wr
 	if *group == "" {
 		return fail(exitUsage, errors.New("--group must not be empty"))
 	}
+	// Every command gets the actor, set once here, so no action of any
+	// command can reach the Client unattributed.
+	a, err := cliActor(*actor, isSet(fs, "actor"), os.Getenv, osUserName)
+	if err != nil {
+		return fail(exitUsage, err)
+	}
+	ctx = easyjob.WithActor(ctx, a)
 	if *server == "" {
 		// No silent default: a guessed local server would answer "not
 		// migrated" about a database nobody meant.
@@ -109,4 +118,12 @@ func (op operation) run(ctx context.Context, args []string, stdout, stderr io.Wr
 		return fail(exitCode(err), err)
 	}
 	return exitOK
+}
+
+// isSet reports whether the command line gave the flag name (an explicit
+// empty value included).
+func isSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
 }

@@ -32,7 +32,8 @@ type result struct {
 	stdout, stderr string
 }
 
-// run executes `easyjob args... --dsn <dsn>` with EASYJOB_DSN unset.
+// run executes `easyjob args... --dsn <dsn>` with EASYJOB_DSN and
+// EASYJOB_ACTOR unset.
 func (c *cli) run(args ...string) result {
 	c.t.Helper()
 	if c.dsn != "" {
@@ -46,7 +47,8 @@ func (c *cli) runEnv(env []string, args ...string) result {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, c.bin, args...)
-	cmd.Env = append(withoutEnv(os.Environ(), "EASYJOB_DSN"), env...)
+	// The caller's EASYJOB_ACTOR would change who the audit log records.
+	cmd.Env = append(withoutEnv(withoutEnv(os.Environ(), "EASYJOB_DSN"), envActor), env...)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()
