@@ -2,6 +2,7 @@ package easyjob
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"runtime/debug"
 	"time"
@@ -23,10 +24,10 @@ func job(fn Func) spec.Job {
 				err = &PanicError{Value: v, Stack: debug.Stack()}
 			}
 		}()
-		return fn(withInfo(ctx, Info{
+		return fn(&infoCtx{Context: ctx, tx: r.Tx, info: Info{
 			Task: r.Task, TaskID: r.TaskID, ScheduledAt: r.ScheduledAt, Attempt: r.Attempt,
 			NodeID: r.NodeID, Token: Token{TaskID: r.TaskID, Version: r.Version},
-		}))
+		}})
 	}
 }
 
@@ -79,21 +80,31 @@ func InfoFromContext(ctx context.Context) (Info, bool) {
 	return *i, true
 }
 
-// withInfo returns ctx carrying i for InfoFromContext.
-func withInfo(ctx context.Context, i Info) context.Context {
-	return &infoCtx{Context: ctx, info: i}
-}
-
 // infoCtx carries a run's Info in one allocation per fire (WithValue
 // boxed the Info in a second one); Value hands out a pointer to it.
 type infoCtx struct {
 	context.Context
 	info Info
+	tx   *sql.Tx // the run's transaction (InTx), nil otherwise
 }
 
 func (c *infoCtx) Value(key any) any {
-	if _, ok := key.(infoKey); ok {
+	switch key.(type) {
+	case infoKey:
 		return &c.info
+	case txKey:
+		return c.tx
 	}
 	return c.Context.Value(key)
+}
+
+type txKey struct{}
+
+// Tx returns the transaction of a running job registered with InTx, and
+// false for any other job. The job's writes through it commit together
+// with the run's fenced finish, or not at all: the fire takes effect
+// exactly once. The job must not commit or roll it back itself.
+func Tx(ctx context.Context) (*sql.Tx, bool) {
+	tx, ok := ctx.Value(txKey{}).(*sql.Tx)
+	return tx, ok && tx != nil
 }

@@ -116,3 +116,17 @@ func SkipInterrupted() Option {
 		return nil
 	}
 }
+
+// InTx runs the job in a database transaction that also records its
+// finish (PostgreSQL stores only): the job writes through Tx(ctx), and its
+// writes commit with the run's fenced finish or not at all. A run whose
+// node dies, is cut off or loses its claim rolls back, and the fire runs
+// again elsewhere: for effects in the same database the fire takes effect
+// exactly once. Each running InTx job holds one pooled connection until
+// its finish commits. Chain tasks (a parent or children) cannot use it.
+func InTx() Option {
+	return func(s *taskSpec) error {
+		s.InTx = true
+		return nil
+	}
+}

@@ -97,6 +97,11 @@ func validateForest(specs []*taskSpec) (map[string]*spec.Spec, error) {
 		p.Children = append(p.Children, byName[s.Name])
 	}
 	for _, s := range specs {
+		if s.InTx && (s.Parent != "" || len(s.Children) > 0) {
+			return nil, fmt.Errorf("%w: task %q: InTx runs a task alone, not as a step of a chain (its finish commits the job's writes)", ErrInvalidOption, s.Name)
+		}
+	}
+	for _, s := range specs {
 		seen := map[string]bool{s.Name: true}
 		path := []string{s.Name}
 		for p := s.Parent; p != ""; p = byName[p].Parent {

@@ -9,6 +9,7 @@ import (
 	"github.com/easyjob-go/easyjob/easyjob/internal/node"
 	"github.com/easyjob-go/easyjob/easyjob/internal/schedule"
 	"github.com/easyjob-go/easyjob/easyjob/internal/spec"
+	"github.com/easyjob-go/easyjob/repository"
 	"github.com/easyjob-go/easyjob/strategy"
 )
 
@@ -109,8 +110,13 @@ func (s *Scheduler) runOnce(ctx context.Context, byName map[string]*spec.Spec, a
 	}
 	defer closeStore()
 	away.answered(s.cfg.Logger)
+	rc := s.cfg.runtime()
+	rc.Tx, _ = store.(repository.TxFinisher) // before the wrapper, which hides it
+	if err := needTx(byName, rc.Tx); err != nil {
+		return err
+	}
 	store = s.wrapStore(store) // call bounds, observer timing, health tracking (health.go)
-	n, err := node.New(s.cfg.runtime(), store, byName)
+	n, err := node.New(rc, store, byName)
 	if err != nil {
 		return err
 	}
@@ -118,6 +124,20 @@ func (s *Scheduler) runOnce(ctx context.Context, byName map[string]*spec.Spec, a
 	if err := n.Run(ctx); err != nil {
 		s.health.node.Store(nil)
 		return err
+	}
+	return nil
+}
+
+// needTx refuses InTx tasks on a store without transactions (the
+// in-memory one): their writes could not share the finish's.
+func needTx(specs map[string]*spec.Spec, tx repository.TxFinisher) error {
+	if tx != nil {
+		return nil
+	}
+	for _, sp := range specs {
+		if sp.InTx {
+			return fmt.Errorf("%w: task %q: InTx needs a PostgreSQL store (Config.DSN, DB or BunDB)", ErrInvalidConfig, sp.Name)
+		}
 	}
 	return nil
 }

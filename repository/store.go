@@ -202,7 +202,9 @@ type FinishResult struct {
 type RunStore interface {
 	// StartExecution inserts a running execution (StartedAt = now) if the
 	// claim still holds, else returns ErrClaimLost. A row of the same
-	// start key (task, node, fire, attempt) is returned instead: reopened
+	// start key (task, node, fire, attempt) that was not fenced is
+	// returned instead (a fenced run keeps its row; the fire run again
+	// gets a new one): reopened
 	// when it is running or abandoned (a start retried after a lost
 	// reply, a fire resumed after recovery), as it is when it ended (the
 	// root of a chain resumed on the node that ran it: it stays succeeded).

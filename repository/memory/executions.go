@@ -27,10 +27,11 @@ func (s *Store) startLocked(c repository.Claim, e repository.Execution, now time
 		return repository.Execution{}, fmt.Errorf("easyjob: start execution of task %d at version %d by node %d: %w",
 			c.ID, c.Version, c.NodeID, repository.ErrClaimLost)
 	}
-	// The start key (task, node, fire, attempt) is unique: a retried start
-	// finds its row, as in Postgres.
+	// The start key (task, node, fire, attempt) is unique among the rows
+	// that are not fenced: a retried start finds its row, as in Postgres.
 	for _, id := range s.execsByTask[c.ID] {
-		if x := s.execs[id]; x.NodeID == c.NodeID && x.ScheduledAt.Equal(norm(e.ScheduledAt)) && x.Attempt == max(e.Attempt, 1) {
+		if x := s.execs[id]; x.Status != repository.ExecFenced && x.NodeID == c.NodeID &&
+			x.ScheduledAt.Equal(norm(e.ScheduledAt)) && x.Attempt == max(e.Attempt, 1) {
 			if x.Status == repository.ExecRunning || x.Status == repository.ExecAbandoned {
 				x.Status, x.FinishedAt, x.Error = repository.ExecRunning, time.Time{}, ""
 			}
@@ -61,7 +62,8 @@ func (s *Store) startLocked(c repository.Claim, e repository.Execution, now time
 func (s *Store) appendLocked(f repository.Finish, status repository.ExecStatus, now time.Time) *repository.Execution {
 	r := f.Run
 	for _, id := range s.execsByTask[f.Claim.ID] {
-		if x := s.execs[id]; x.NodeID == f.Claim.NodeID && x.ScheduledAt.Equal(norm(r.ScheduledAt)) && x.Attempt == max(r.Attempt, 1) {
+		if x := s.execs[id]; x.Status != repository.ExecFenced && x.NodeID == f.Claim.NodeID &&
+			x.ScheduledAt.Equal(norm(r.ScheduledAt)) && x.Attempt == max(r.Attempt, 1) {
 			return x
 		}
 	}

@@ -25,7 +25,7 @@ WHERE EXISTS (
   SELECT 1 FROM easyjob_tasks t
   WHERE t.id = ?::bigint AND t.version = ?::bigint AND t.node_id = ?::bigint AND t.status = 'doing'
 )
-ON CONFLICT (task_id, node_id, scheduled_at, attempt)
+ON CONFLICT (task_id, node_id, scheduled_at, attempt) WHERE status <> 'fenced'
   DO UPDATE SET
     status = CASE WHEN x.status IN ('running', 'abandoned') THEN 'running' ELSE x.status END,
     finished_at = CASE WHEN x.status IN ('running', 'abandoned') THEN NULL ELSE x.finished_at END,

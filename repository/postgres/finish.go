@@ -123,7 +123,8 @@ a AS (
   FROM l
   WHERE l.run AND l.exec_id = 0 AND NOT EXISTS (
     SELECT 1 FROM easyjob_executions o
-    WHERE o.task_id = l.id AND o.node_id = l.node_id AND o.scheduled_at = l.scheduled AND o.attempt = greatest(l.run_attempt, 1))
+    WHERE o.task_id = l.id AND o.node_id = l.node_id AND o.scheduled_at = l.scheduled AND o.attempt = greatest(l.run_attempt, 1)
+      AND o.status <> 'fenced')
   RETURNING id
 ),
 r AS (
@@ -151,6 +152,15 @@ var finishQuery = dollarPlaceholders(fmt.Sprintf(finishSQL, taskCols("t"), taskC
 // Finish applies many finishes in one statement, each with its own fence;
 // results are in the order of fs.
 func (s *Store) Finish(ctx context.Context, fs []repository.Finish) ([]repository.FinishResult, error) {
+	return s.finish(ctx, fs, s.queryEach)
+}
+
+// eachRow runs q and calls each after scanning every row into dest: the
+// pool's (queryEach) or a transaction's (txFinish).
+type eachRow func(ctx context.Context, q string, args, dest []any, each func() error) error
+
+// finish is Finish through query.
+func (s *Store) finish(ctx context.Context, fs []repository.Finish, query eachRow) ([]repository.FinishResult, error) {
 	if len(fs) == 0 {
 		return nil, nil
 	}
@@ -191,7 +201,7 @@ func (s *Store) Finish(ctx context.Context, fs []repository.Finish) ([]repositor
 	back := make([]bool, len(fs))
 	var ord int32
 	var r taskScan
-	err := s.queryEach(ctx, finishQuery, []any{
+	err := query(ctx, finishQuery, []any{
 		c.ord, c.id, c.version, c.node, c.exec, c.status, c.err, c.next, c.attempt, c.cron, c.done, c.keep, c.handoff,
 		c.run, c.scheduled, c.runAttempt, c.misfire, c.parent, c.ranUS, c.startedUS, c.kind,
 		c.id, c.exec,

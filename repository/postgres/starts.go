@@ -26,7 +26,7 @@ INSERT INTO easyjob_executions AS x
 SELECT v.id, nullif(v.parent, 0), v.node_id, v.scheduled, greatest(v.attempt, 1), v.misfire, v.kind, 'running', now()
 FROM v JOIN easyjob_tasks c ON c.id = v.id
 WHERE c.id = ANY(?::bigint[]) AND ` + fenceHolds + `
-ON CONFLICT (task_id, node_id, scheduled_at, attempt)
+ON CONFLICT (task_id, node_id, scheduled_at, attempt) WHERE status <> 'fenced'
   DO UPDATE SET
     status = CASE WHEN x.status IN ('running', 'abandoned') THEN 'running' ELSE x.status END,
     finished_at = CASE WHEN x.status IN ('running', 'abandoned') THEN NULL ELSE x.finished_at END,

@@ -17,8 +17,9 @@ import (
 )
 
 var (
-	_ repository.Store    = (*Store)(nil)
-	_ repository.Notifier = (*Store)(nil)
+	_ repository.Store      = (*Store)(nil)
+	_ repository.Notifier   = (*Store)(nil)
+	_ repository.TxFinisher = (*Store)(nil)
 )
 
 // notifyChannel is the one LISTEN/NOTIFY channel of every group; the payload

@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"errors"
 	"time"
 
 	"github.com/easyjob-go/easyjob/repository"
@@ -11,6 +12,39 @@ var executionCases = []testCase{
 	{"StartExecutionLost", testStartExecutionLost},
 	{"StartExecutionsBatch", testStartExecutions},
 	{"StartExecutionRetry", testStartExecutionRetry},
+	{"FencedRunKeepsItsRow", testFencedRunKeepsItsRow},
+}
+
+// A run that was fenced does not hold its start key: the same node
+// running the same fire again (it lost the claim, then claimed the fire
+// anew) gets a row of its own, and both runs show in the history.
+func testFencedRunKeepsItsRow(e *env) {
+	node := e.node("n")
+	held := e.claimed("t", node.ID)
+	run := repository.Execution{ScheduledAt: held.NextStartTime, Attempt: 1, Kind: repository.RunCron}
+	first, err := e.s.StartExecution(e.ctx, held.Claim(), run)
+	if err != nil {
+		e.t.Fatalf("StartExecution: %v", err)
+	}
+	if k, err := e.s.Release(e.ctx, []repository.Claim{held.Claim()}); err != nil || k != 1 {
+		e.t.Fatalf("Release = %d, %v", k, err)
+	}
+	again := e.claim(node.ID, e.task("t"))[0]
+	if r := e.finish(keep(held, first.ID, repository.ExecSucceeded))[0]; !errors.Is(r.Err, repository.ErrClaimLost) {
+		e.t.Fatalf("finish under the released claim = %v, want ErrClaimLost", r.Err)
+	}
+	second, err := e.s.StartExecution(e.ctx, again.Claim(), run)
+	if err != nil {
+		e.t.Fatalf("StartExecution of the fire run again: %v", err)
+	}
+	if second.ID == first.ID || second.Status != repository.ExecRunning {
+		e.t.Fatalf("the fire run again got %+v; want a new running row (the first, %d, was fenced)", second, first.ID)
+	}
+	e.finishHeld(keep(again, second.ID, repository.ExecSucceeded))
+	xs := e.history("t", repository.HistoryFilter{})
+	if len(xs) != 2 || xs[0].ID != second.ID || xs[0].Status != repository.ExecSucceeded || xs[1].Status != repository.ExecFenced {
+		e.t.Errorf("history = %+v, want the succeeded rerun over the fenced run", xs)
+	}
 }
 
 func testStartExecution(e *env) {

@@ -171,7 +171,7 @@ func (n *Node) runChild(ctx context.Context, ch *spec.Spec, scheduled time.Time,
 		return true
 	}
 	runCtx, endRun := n.fired(ctx, ch, &c.Task, scheduled, n.dbNow(), "")
-	status, began, ran, runErr := n.call(runCtx, ch, &c.Task, scheduled)
+	status, began, ran, runErr := n.call(runCtx, ch, &c.Task, scheduled, nil)
 	if status == repository.ExecSucceeded {
 		interrupted = n.runChildren(runCtx, ch, scheduled, exec.ID, step{})
 	}

@@ -52,6 +52,16 @@ type finishReq struct {
 	job   finishJob
 	quiet time.Time          // not built or written before this local time (see run)
 	f     *repository.Finish // once built: allocated then, not in the burst
+	tx    repository.FinishTx // the job's transaction (InTx): committed with f, alone
+}
+
+// abandon rolls back r's transaction, if any: its finish will not be
+// written with it.
+func (r *finishReq) abandon() {
+	if r.tx != nil {
+		_ = r.tx.Rollback() // nothing to do if it fails: the connection is gone, and the transaction with it
+		r.tx = nil
+	}
 }
 
 // finish returns the request's finish, building it if not yet.
@@ -95,6 +105,7 @@ func (c *completer) submit(r *finishReq, fired time.Time) {
 	c.mu.Lock()
 	if c.stopped {
 		c.mu.Unlock()
+		r.abandon()
 		r.job.done(r.finish(), repository.FinishResult{Err: fmt.Errorf("easyjob: finish not written: %w", claim.ErrStopped)})
 		return
 	}
@@ -222,6 +233,7 @@ func (c *completer) stop(wg *sync.WaitGroup) {
 	c.queue = nil
 	c.mu.Unlock()
 	for _, r := range left {
+		r.abandon()
 		r.job.done(r.finish(), repository.FinishResult{Err: fmt.Errorf("easyjob: finish not written: %w", claim.ErrStopped)})
 	}
 }
@@ -232,9 +244,17 @@ func (c *completer) write(ctx context.Context, batch []*finishReq) {
 	// One hold per statement, not per finish: a reconcile waiting for the
 	// gate would otherwise block this batch halfway through its holds.
 	defer c.hold()()
-	fs := make([]repository.Finish, len(batch))
-	for i, r := range batch {
-		fs[i] = r.finish()
+	fs := make([]repository.Finish, 0, len(batch))
+	rest := batch[:0]
+	for _, r := range batch {
+		if r.tx != nil && c.commitTx(ctx, r) {
+			continue
+		}
+		fs = append(fs, r.finish())
+		rest = append(rest, r)
+	}
+	if batch = rest; len(batch) == 0 {
+		return
 	}
 	for attempt := 1; ; attempt++ {
 		res, err := c.store.Finish(ctx, fs)
@@ -253,4 +273,37 @@ func (c *completer) write(ctx context.Context, batch []*finishReq) {
 			return
 		}
 	}
+}
+
+// txCommitBound bounds the commit of a job's transaction: on a silent
+// connection it would otherwise wait for ever.
+const txCommitBound = 10 * time.Second
+
+// commitTx writes r's finish in r's transaction (InTx), alone, and
+// reports whether r is done. When the transaction did not commit, r goes
+// to the batch statement: fenced, it is recorded fenced (the job's writes
+// were rolled back with it); failed, it is recorded failed, for its
+// writes did not take effect. A commit whose reply was lost but that did
+// commit keeps its succeeded row: a finish never reopens a row that ended.
+func (c *completer) commitTx(ctx context.Context, r *finishReq) bool {
+	tx := r.tx
+	r.tx = nil
+	f := r.finish()
+	cctx, cancel := context.WithTimeout(ctx, txCommitBound)
+	res, err := tx.Commit(cctx, f)
+	cancel()
+	switch {
+	case err == nil && res.Err == nil:
+		r.job.done(f, res)
+		return true
+	case err != nil:
+		_ = tx.Rollback()
+		f.Status, f.Error = repository.ExecFailed, "easyjob: the job's transaction did not commit: "+err.Error()
+		*r.f = f
+		// Not an outage as such: a job can leave its transaction unusable
+		// (a failed statement it ignored), and the batch says if the
+		// database is away.
+		c.out.log.Warn().Err(err).Int64("task", int64(f.Claim.ID)).Msg("easyjob: a job's transaction did not commit; recording the run failed")
+	}
+	return false
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/easyjob-go/easyjob/easyjob/observe"
+	"github.com/easyjob-go/easyjob/repository"
 )
 
 // Config is what a node runs with: the public easyjob.Config after its
@@ -29,4 +30,7 @@ type Config struct {
 	Logger   zerolog.Logger
 	Observer observe.Observer // nil: nothing observes
 	Hooks    *Hooks           // nil but in tests
+	// Tx opens the transactions of InTx tasks; nil when the store has
+	// none (such tasks are refused before the node is made).
+	Tx repository.TxFinisher
 }

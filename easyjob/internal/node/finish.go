@@ -114,7 +114,7 @@ func (n *Node) later(l *laterFinish) {
 	// ended (the epoch moved): the node dropped its claims then, and must
 	// not take this one up again even though the fenced write kept it.
 	l.epoch = n.claims.Epoch()
-	l.req.job = l
+	l.req.job, l.req.tx = l, l.fired.tx
 	n.pool.Pending() // until l.done
 	// A successor's finish waits for its predecessor's to settle (c is then
 	// held or void).
@@ -141,10 +141,11 @@ type firedOutcome struct {
 	execID    int64
 	status    repository.ExecStatus
 	err       error
-	appendRun bool          // no start record: the finish appends the run
-	began     time.Time     // when the job began (database clock); zero if it did not run
-	ran       time.Duration // how long the job ran
-	resume    bool          // a chain cut short: the fire stays due, its next run resumes it
+	appendRun bool                // no start record: the finish appends the run
+	began     time.Time           // when the job began (database clock); zero if it did not run
+	ran       time.Duration       // how long the job ran
+	resume    bool                // a chain cut short: the fire stays due, its next run resumes it
+	tx        repository.FinishTx // the job's transaction (InTx), committed by its finish
 }
 
 func (l *laterFinish) submit() { l.n.completer.submit(&l.req, l.c.LocalAt) }

@@ -2,6 +2,7 @@ package node
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"time"
@@ -43,6 +44,7 @@ func (n *Node) execute(ctx context.Context, c *claim.Claim) {
 	if err != nil {
 		// Not recorded (claim lost or database away): nothing to finish;
 		// reconcile releases the row if it is still ours.
+		n.rollback(o.tx, c)
 		n.claims.Drop(c)
 		return
 	}
@@ -69,10 +71,13 @@ func (n *Node) runFire(ctx context.Context, c *claim.Claim, done bool) (firedOut
 	}
 	n.stats.fired.Add(1)
 	runCtx, endRun := n.fired(ctx, c.Spec, &c.Task, c.Task.NextStartTime, c.FoundAt, c.Misfire)
-	if done {
+	switch {
+	case done:
 		o.status = repository.ExecSucceeded
-	} else {
-		o.status, o.began, o.ran, o.err = n.call(runCtx, c.Spec, &c.Task, c.Task.NextStartTime)
+	case c.Spec.InTx:
+		o = n.callInTx(runCtx, c)
+	default:
+		o.status, o.began, o.ran, o.err = n.call(runCtx, c.Spec, &c.Task, c.Task.NextStartTime, nil)
 	}
 	return o, runCtx, endRun
 }
@@ -82,7 +87,7 @@ func (n *Node) runFire(ctx context.Context, c *claim.Claim, done bool) (firedOut
 // the job began (the database's clock, as estimated here) and how long it
 // ran: the run's record says how long the job took, not when its writes
 // happened.
-func (n *Node) call(ctx context.Context, sp *spec.Spec, t *repository.Task, scheduled time.Time) (status repository.ExecStatus, began time.Time, took time.Duration, err error) {
+func (n *Node) call(ctx context.Context, sp *spec.Spec, t *repository.Task, scheduled time.Time, tx *sql.Tx) (status repository.ExecStatus, began time.Time, took time.Duration, err error) {
 	if sp.Opts.Timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, sp.Opts.Timeout)
@@ -91,7 +96,7 @@ func (n *Node) call(ctx context.Context, sp *spec.Spec, t *repository.Task, sche
 	fence := t.Claim()
 	run := spec.Run{
 		Task: sp.Name, TaskID: int64(t.ID), ScheduledAt: scheduled, Attempt: max(t.Attempt, 1),
-		NodeID: int64(n.id()), Version: fence.Version,
+		NodeID: int64(n.id()), Version: fence.Version, Tx: tx,
 	}
 	began, start := n.dbNow(), mono()
 	err = func() (err error) {

@@ -5,6 +5,7 @@ package spec
 
 import (
 	"context"
+	"database/sql"
 	"time"
 
 	"github.com/easyjob-go/easyjob/easyjob/internal/schedule"
@@ -24,6 +25,9 @@ type Spec struct {
 	// module and the job function): nodes that register one name with
 	// different fingerprints collide (repository.Collisions).
 	Fingerprint string
+	// InTx runs the job in the transaction that records its finish
+	// (repository.TxFinisher; a root without children only).
+	InTx bool
 
 	Children []*Spec // registration order
 }
@@ -40,4 +44,6 @@ type Run struct {
 	Attempt     int
 	NodeID      int64
 	Version     int64 // with TaskID, the fencing token
+	// Tx is the run's transaction (Spec.InTx), nil otherwise.
+	Tx *sql.Tx
 }
