@@ -14,7 +14,8 @@ import (
 // action runs one operator action from a form: op (trigger, pause,
 // resume, reschedule), name, cron (reschedule), the CSRF token, and back
 // (the task list's query, when the form was on the list). It answers
-// 303 See Other to the page the form was on.
+// 303 See Other to the page the form was on. The audit log records the
+// action under the request's actor (Options.Actor).
 func (h *Handler) action(w http.ResponseWriter, r *http.Request) {
 	if !h.canAct(r) {
 		h.fail(w, r, http.StatusForbidden, "This dashboard is read-only for you: actions are not allowed.")
@@ -30,16 +31,19 @@ func (h *Handler) action(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	op, name := r.PostFormValue("op"), r.PostFormValue("name")
+	// The client records the action in the audit log under this actor,
+	// with the action itself.
+	ctx := easyjob.WithActor(r.Context(), h.actor(r))
 	var err error
 	switch op {
 	case "trigger":
-		_, err = h.client.Trigger(r.Context(), name)
+		_, err = h.client.Trigger(ctx, name)
 	case "pause":
-		_, err = h.client.Pause(r.Context(), name)
+		_, err = h.client.Pause(ctx, name)
 	case "resume":
-		_, err = h.client.Resume(r.Context(), name)
+		_, err = h.client.Resume(ctx, name)
 	case "reschedule":
-		_, err = h.client.Reschedule(r.Context(), name, r.PostFormValue("cron"))
+		_, err = h.client.Reschedule(ctx, name, r.PostFormValue("cron"))
 	default:
 		h.fail(w, r, http.StatusBadRequest, fmt.Sprintf("unknown action %q", op))
 		return

@@ -22,8 +22,9 @@ import (
 // TestBrowser drives the dashboard in headless Chromium against a real
 // cluster: three node processes (this test binary, see TestMain) on a
 // fresh PostgreSQL database. It loads every view, triggers and pauses a
-// task by clicking and sees the run appear, previews and saves a new
-// schedule, kills a node and sees it turn dead and its tasks move, and
+// task by clicking and sees the run appear (a manual run) and the
+// trigger in the task's operator actions, previews and saves a new
+// schedule, sees the three actions in the audit log, kills a node and sees it turn dead and its tasks move, and
 // measures the queries one open dashboard costs. Screenshots of each view
 // go to $EASYJOB_ARTIFACTS (default: <tmp>/easyjob-artifacts)/dashboard.
 //
@@ -77,6 +78,8 @@ func TestBrowser(t *testing.T) {
 	b.click(`#task-actions button[value="trigger"]`)
 	b.waitJS("the flash", `document.querySelector(".flash") !== null`)
 	b.waitJS("the triggered run", `document.querySelector('#runs tr[data-status="succeeded"]') !== null`)
+	b.waitJS("the run's kind manual", `document.querySelector('#runs tr[data-kind="manual"] .kind.manual') !== null`)
+	b.waitJS("the trigger in the operator actions", `document.querySelector('#operator-actions tr[data-action="trigger"]') !== null`)
 	b.shot("task")
 
 	// Pause "pausable" (every second) by clicking.
@@ -102,6 +105,12 @@ func TestBrowser(t *testing.T) {
 	if ti, err := client.Task(ctx, "slow"); err != nil || ti.Cron != "*/6 * * * * *" {
 		t.Fatalf("after saving the schedule: %+v, %v", ti, err)
 	}
+
+	// The audit log: the trigger, the pause and the reschedule, by the
+	// dashboard's (anonymous) user.
+	b.open("/audit")
+	b.waitJS("three actions", `["trigger", "pause", "reschedule"].every(a => document.querySelector('tr[data-action="' + a + '"] td.actor')?.textContent === "anonymous")`)
+	b.shot("audit")
 
 	// Nodes.
 	b.open("/nodes")

@@ -16,13 +16,23 @@
 //     owner node, status, last result;
 //   - a task: its policies (misfire, timeout, retries, recovery), its
 //     chain as a tree, its runs filtered by status and time and paged,
-//     the misfire policy applied to each, what abandoned and fenced mean;
-//   - nodes.
+//     why each ran (its kind: cron, manual, retry, misfire, chain, so
+//     that a cron run and a manual one in the same second read as two
+//     fires, not a double fire), the misfire policy applied to each, what
+//     abandoned and fenced mean, and the task's last operator actions;
+//   - nodes;
+//   - the audit log (/audit, by task, paged): who paused, resumed,
+//     triggered, rescheduled, reset, removed or pruned what, when, via
+//     which tool and from where. Anyone who may see the dashboard may
+//     read it.
 //
 // Actions go through easyjob.Client, with the CLI's semantics: trigger,
 // pause, resume, reschedule (validated, the next fires shown before it is
 // saved). They are refused in read-only mode (Options.ReadOnly) and, per
-// request, when Options.CanAct says so. Every action is a POST that needs
+// request, when Options.CanAct says so. The client records each in the
+// audit log, with the action, under the request's user (Options.Actor;
+// by default the basic-auth user, else "anonymous"), via "dashboard",
+// from the request's remote host. Every action is a POST that needs
 // the page's CSRF token and a same-origin request. Everything shown is
 // escaped by html/template; pages forbid inline scripts (CSP).
 //

@@ -78,7 +78,8 @@ func newFixture(t *testing.T, o Options) *fixture {
 }
 
 // run records one finished run of the root task name on the fixture's
-// node, which keeps the claim for a fire a minute later.
+// node, which keeps the claim for a fire a minute later. The run's kind is
+// the one a node gives it (manual after a trigger, else cron).
 func (f *fixture) run(name string, st repository.ExecStatus, errText string) {
 	f.t.Helper()
 	t, err := f.store.Task(f.ctx, "default", name)
@@ -92,7 +93,7 @@ func (f *fixture) run(name string, st repository.ExecStatus, errText string) {
 		}
 		t = won[0]
 	}
-	x, err := f.store.StartExecution(f.ctx, t.Claim(), repository.Execution{ScheduledAt: t.NextStartTime, Attempt: 1})
+	x, err := f.store.StartExecution(f.ctx, t.Claim(), repository.Execution{ScheduledAt: t.NextStartTime, Attempt: 1, Kind: repository.KindOf(t, "")})
 	if err != nil {
 		f.t.Fatal(err)
 	}

@@ -5,6 +5,8 @@ import (
 	"html/template"
 	"strings"
 	"time"
+
+	"github.com/easyjob-go/easyjob/easyjob"
 )
 
 // funcs are the helpers the templates call. None returns template.HTML:
@@ -18,6 +20,7 @@ var funcs = template.FuncMap{
 	"words":     describeCron,
 	"trunc":     truncate,
 	"explain":   explainStatus,
+	"whykind":   explainKind,
 	"dict":      dict,
 	"nodestate": nodeState,
 	"prev":      func(n int) int { return n - 1 },
@@ -112,3 +115,30 @@ var statusHelp = map[string]string{
 }
 
 func explainStatus(status string) string { return statusHelp[status] }
+
+// kindNote says why a run of a kind ran.
+type kindNote struct {
+	Kind easyjob.RunKind
+	Help string
+}
+
+// kindNotes explain the run kinds, in the order the help lists them: a
+// cron run and a manual one in the same second are two fires asked for,
+// not a double fire.
+var kindNotes = []kindNote{
+	{easyjob.RunCron, "its cron came due"},
+	{easyjob.RunManual, "an operator triggered it (dashboard, CLI or Client.Trigger); the audit log says who"},
+	{easyjob.RunRetry, "a retry of a failed or timed out run (Retry option)"},
+	{easyjob.RunMisfire, "a late fire, run by its misfire policy"},
+	{easyjob.RunChain, "a chain step, run after its parent succeeded"},
+}
+
+// explainKind says why a run of kind k ran.
+func explainKind(k easyjob.RunKind) string {
+	for _, n := range kindNotes {
+		if n.Kind == k {
+			return n.Help
+		}
+	}
+	return ""
+}

@@ -21,6 +21,15 @@ type Options struct {
 	// handler in its middleware, which may leave a role in the request's
 	// context for CanAct to read. Nil lets every request act.
 	CanAct func(r *http.Request) bool
+	// Actor names the user of an action request, for the audit log (the
+	// entry says via "dashboard", from the host of the request's
+	// RemoteAddr: behind a proxy, set it from the proxy's header in the
+	// middleware that trusts it).
+	// Default: the HTTP basic-auth user name when the request carries
+	// one, else "anonymous". An embedder whose middleware authenticates
+	// otherwise returns its user here. The name is recorded without
+	// control characters and cut to 200 characters; "" is "anonymous".
+	Actor func(r *http.Request) string
 	// Refresh is how often an open page refreshes itself, and how long
 	// the handler reuses what it read: any number of open pages cost the
 	// database the queries of one. Default 2s.
@@ -66,6 +75,7 @@ func New(c *easyjob.Client, o Options) *Handler {
 	h.mux.HandleFunc("GET /tasks", h.tasks)
 	h.mux.HandleFunc("GET /task", h.task)
 	h.mux.HandleFunc("GET /nodes", h.nodes)
+	h.mux.HandleFunc("GET /audit", h.audit)
 	h.mux.HandleFunc("GET /reschedule", h.reschedulePreview)
 	h.mux.HandleFunc("POST /action", h.action)
 	h.mux.Handle("GET /assets/", assetHandler())

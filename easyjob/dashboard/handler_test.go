@@ -23,6 +23,8 @@ func TestPagesRender(t *testing.T) {
 		{"/task?name=mail", `href="/ops/task?name=report"`}, // the chain tree
 		{"/task?name=report&status=failed&since=1h", `data-status="failed"`},
 		{"/nodes", "node-a"},
+		{"/audit", "No operator action recorded"},
+		{"/audit?task=report&before=7", `href="/ops/task?name=report"`},
 		{"/reschedule?name=report&cron=*/7+*+*+*+*+*", "every 7 seconds"},
 		{"/assets/style.css", ".timeline"},
 		{"/assets/live.js", "X-Easyjob-Partial"},
@@ -56,7 +58,7 @@ func TestEscaping(t *testing.T) {
 	f.run("report", repository.ExecFailed, `<img src=x onerror=alert(1)>`)
 	name := url.QueryEscape(xssName)
 	for _, path := range []string{"/tasks", "/task?name=" + name, "/reschedule?name=" + name + "&cron=%3Cscript%3E",
-		"/task?name=%3Cscript%3Enope", "/task?name=report", "/"} {
+		"/task?name=%3Cscript%3Enope", "/task?name=report", "/", "/audit?task=" + name} {
 		_, body := f.get(path)
 		for _, raw := range []string{"<script>", "<img src=x", `alert("x")`} {
 			if strings.Contains(body, raw) {
@@ -162,7 +164,7 @@ func TestActionRedirects(t *testing.T) {
 // TestReadOnly: no action is offered, and none is accepted.
 func TestReadOnly(t *testing.T) {
 	f := newFixture(t, Options{ReadOnly: true})
-	for _, path := range []string{"/", "/tasks", "/task?name=report", "/reschedule?name=report&cron=*+*+*+*+*"} {
+	for _, path := range []string{"/", "/tasks", "/task?name=report", "/reschedule?name=report&cron=*+*+*+*+*", "/audit"} {
 		code, body := f.get(path)
 		if code != http.StatusOK || strings.Contains(body, `method="post"`) || strings.Contains(body, `name="csrf"`) {
 			t.Errorf("GET %s (read-only): %d, holds a form or a token", path, code)
@@ -290,7 +292,7 @@ func TestRescheduleValidation(t *testing.T) {
 // TestPartialRefresh: a refresh request gets the live part only.
 func TestPartialRefresh(t *testing.T) {
 	f := newFixture(t, Options{})
-	for _, path := range []string{"/", "/tasks", "/task?name=report", "/nodes"} {
+	for _, path := range []string{"/", "/tasks", "/task?name=report", "/nodes", "/audit"} {
 		code, body := f.get(path, partialHeader, "1")
 		if code != http.StatusOK || strings.Contains(body, "<html") || strings.Contains(body, `id="live"`) || len(body) < 100 {
 			t.Errorf("partial %s: %d, %d bytes; want the live part alone", path, code, len(body))

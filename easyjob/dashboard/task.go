@@ -38,6 +38,11 @@ type taskData struct {
 	Sinces        []sinceChoice
 	Before, Older int64
 	Help          map[string]string
+	Kinds         []kindNote
+	// Audit are the task's last operator actions, newest first; AuditErr
+	// says what kind of failure kept them from being read.
+	Audit    []easyjob.AuditEntry
+	AuditErr string
 }
 
 type policy struct{ Name, Value string }
@@ -71,7 +76,7 @@ func (h *Handler) task(w http.ResponseWriter, r *http.Request) {
 		h.readFailed(w, r, name, err)
 		return
 	}
-	d := taskData{Snap: s, Status: q.Get("status"), Since: q.Get("since"), Statuses: historyStatuses, Sinces: sinceChoices, Help: statusHelp}
+	d := taskData{Snap: s, Status: q.Get("status"), Since: q.Get("since"), Statuses: historyStatuses, Sinces: sinceChoices, Help: statusHelp, Kinds: kindNotes}
 	d.Tree = chainTree(chain, name, s)
 	for _, t := range chain {
 		if t.Name == name {
@@ -93,6 +98,7 @@ func (h *Handler) task(w http.ResponseWriter, r *http.Request) {
 	if len(runs) == pageSize {
 		d.Older = runs[len(runs)-1].ID
 	}
+	d.Audit, d.AuditErr = h.taskAudit(r, name)
 	h.render(w, r, http.StatusOK, "task", page{Title: name, Now: s.now(), Flash: flash(q.Get("done")), Data: d})
 }
 

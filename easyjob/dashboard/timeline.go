@@ -223,7 +223,11 @@ func taskColor(task string) string {
 }
 
 func runTitle(r easyjob.ExecutionInfo, node string) string {
-	s := fmt.Sprintf("%s · %s on %s\nscheduled %s, started %s", r.Task, r.Status, node,
+	s := fmt.Sprintf("%s · %s on %s", r.Task, r.Status, node)
+	if r.Kind != "" { // why it ran: a manual run beside a cron one is no double fire
+		s += " · " + string(r.Kind)
+	}
+	s += fmt.Sprintf("\nscheduled %s, started %s",
 		r.ScheduledAt.UTC().Format("15:04:05.000"), r.StartedAt.UTC().Format("15:04:05.000"))
 	if d := r.Duration(); d > 0 {
 		s += ", took " + shortDur(d)

@@ -42,7 +42,7 @@ func TestUnavailableHidesDriverDetails(t *testing.T) {
 	}
 	var logged bytes.Buffer
 	h := New(client, Options{Logger: slog.New(slog.NewTextHandler(&logged, nil))})
-	for _, path := range []string{"/", "/tasks", "/nodes"} {
+	for _, path := range []string{"/", "/tasks", "/nodes", "/audit"} {
 		rec := httptest.NewRecorder()
 		h.ServeHTTP(rec, httptest.NewRequestWithContext(t.Context(), http.MethodGet, path, nil))
 		body := rec.Body.String()

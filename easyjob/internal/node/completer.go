@@ -50,8 +50,8 @@ type finishJob interface {
 // the finishJob's own object (one allocation per fire).
 type finishReq struct {
 	job   finishJob
-	quiet time.Time          // not built or written before this local time (see run)
-	f     *repository.Finish // once built: allocated then, not in the burst
+	quiet time.Time           // not built or written before this local time (see run)
+	f     *repository.Finish  // once built: allocated then, not in the burst
 	tx    repository.FinishTx // the job's transaction (InTx): committed with f, alone
 }
 
