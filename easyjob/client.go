@@ -325,6 +325,9 @@ func (c *Client) reschedule(ctx context.Context, action, name, cron string) (Tas
 	if err != nil {
 		return TaskInfo{}, c.wrap("reschedule", name, err)
 	}
+	if t.Options.EveryFromCreation {
+		sched = sched.AnchoredAt(t.CreatedAt)
+	}
 	next, ok := sched.Next(now)
 	if !ok {
 		next = now // an empty cron (a child): due with its parent's next success

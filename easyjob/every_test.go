@@ -68,3 +68,43 @@ func TestEveryIntervalAcrossFailover(t *testing.T) {
 		t.Errorf("fired twice: %v", d)
 	}
 }
+
+// TestEveryFromCreation: "@every 7s" with EveryFromCreation fires at the
+// task's creation (to the second) plus whole intervals, not on the epoch
+// grid, and a second node and a restart keep that grid (issue 30, item 4).
+func TestEveryFromCreation(t *testing.T) {
+	const period = 7 * time.Second
+	store := memory.New()
+	var l ledger
+	reg := func(s *Scheduler) {
+		mustRegister(t, s, "anchored", "@every 7s", l.job(nil), EveryFromCreation())
+		mustRegister(t, s, "grid", "@every 7s", l.job(nil))
+	}
+	cfg := fastConfig(store, "anchored")
+	a := start(t, cfg, reg)
+	row, err := store.Task(t.Context(), "anchored", "anchored")
+	if err != nil {
+		t.Fatal(err)
+	}
+	anchor := row.CreatedAt.Truncate(time.Second)
+	if d := row.NextStartTime.Sub(anchor); d != period {
+		t.Fatalf("first fire %v is %v after the creation %v, want %v", row.NextStartTime, d, anchor, period)
+	}
+	start(t, cfg, reg) // a peer reads the same anchor
+	waitFor(t, 3*period, "two anchored fires", func() bool { return l.count("anchored") >= 2 })
+	a.stop(t)
+	waitFor(t, 2*period, "a fire after the restart", func() bool { return l.count("anchored") >= 3 })
+	for _, f := range l.snapshot() {
+		d := f.scheduled.Sub(anchor)
+		switch f.task {
+		case "anchored":
+			if d%period != 0 {
+				t.Errorf("anchored fire %v is %v after the creation: off the creation's grid", f.scheduled, d)
+			}
+		case "grid":
+			if f.scheduled.UnixNano()%int64(period) != 0 {
+				t.Errorf("grid fire %v is off the epoch grid", f.scheduled)
+			}
+		}
+	}
+}

@@ -130,3 +130,16 @@ func InTx() Option {
 		return nil
 	}
 }
+
+// EveryFromCreation anchors an "@every <interval>" schedule at the
+// task's creation (to the second) instead of the Unix epoch: a task
+// created at 10:00:07 with "@every 1h" fires at 11:00:07, 12:00:07, ...
+// rather than on the hour. Every node reads the same anchor from the
+// task's row, so a restart or a failover keeps the grid. It has no
+// effect on a cron expression.
+func EveryFromCreation() Option {
+	return func(s *taskSpec) error {
+		s.Opts.EveryFromCreation = true
+		return nil
+	}
+}

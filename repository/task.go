@@ -44,6 +44,9 @@ type TaskOptions struct {
 	MaxRetries       int           `json:"max_retries,omitempty"`
 	RetryBackoff     time.Duration `json:"retry_backoff,omitempty"`
 	Recover          RecoverPolicy `json:"recover,omitempty"`
+	// EveryFromCreation anchors an @every schedule at the task's
+	// creation (Task.CreatedAt, to the second) instead of the epoch.
+	EveryFromCreation bool `json:"every_from_creation,omitempty"`
 }
 
 // Task is one row of the tasks table.

@@ -54,14 +54,19 @@ func (n *Node) plan(c *claim.Claim) schedule.Plan {
 
 // scheduleFor returns the schedule of the row's cron: the registered one,
 // or the row's own when an operator rescheduled the task.
+// An @every task anchored at its creation (EveryFromCreation) gets its
+// row's grid.
 func (n *Node) scheduleFor(t *repository.Task, sp *spec.Spec) schedule.Schedule {
-	if t.Cron == sp.Cron {
-		return sp.Sched
+	s := sp.Sched
+	if t.Cron != sp.Cron {
+		var err error
+		if s, err = schedule.Parse(t.Cron, sp.Opts.Timezone); err != nil {
+			n.log.Error().Err(err).Str("task", t.Name).Msg("easyjob: stored cron is invalid; using the registered one")
+			s = sp.Sched
+		}
 	}
-	s, err := schedule.Parse(t.Cron, sp.Opts.Timezone)
-	if err != nil {
-		n.log.Error().Err(err).Str("task", t.Name).Msg("easyjob: stored cron is invalid; using the registered one")
-		return sp.Sched
+	if sp.Opts.EveryFromCreation {
+		s = s.AnchoredAt(t.CreatedAt)
 	}
 	return s
 }

@@ -238,7 +238,11 @@ func (n *Node) register(ctx context.Context) error {
 	defs := make([]repository.TaskDef, 0, len(n.specs))
 	for _, s := range orderedSpecs(n.specs) {
 		d := repository.TaskDef{Name: s.Name, Cron: s.Cron, Parent: s.Parent, Options: s.Opts}
-		if next, ok := s.Sched.Next(ready); ok {
+		sched := s.Sched
+		if s.Opts.EveryFromCreation {
+			sched = sched.AnchoredAt(now) // a new row's creation, to the second
+		}
+		if next, ok := sched.Next(ready); ok {
 			d.NextStartTime = next
 		} else {
 			d.NextStartTime, d.Finished = now, !s.Sched.Empty()

@@ -125,3 +125,44 @@ func TestScheduleReadmeForms(t *testing.T) {
 		}
 	}
 }
+
+// TestEveryAnchored: an anchored @every grid starts at its anchor (to the
+// second), before and after it; a cron ignores the anchor.
+func TestEveryAnchored(t *testing.T) {
+	s, err := Parse("@every 90s", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	anchor := time.Date(2026, 3, 1, 10, 0, 7, 400e6, time.UTC) // to the second: 10:00:07
+	a := s.AnchoredAt(anchor)
+	for _, c := range []struct{ at, next, prev string }{
+		{"10:00:07", "10:01:37", "10:00:07"},
+		{"10:00:08", "10:01:37", "10:00:07"},
+		{"10:01:37", "10:03:07", "10:01:37"},
+		{"09:59:00", "10:00:07", "09:58:37"}, // before the anchor: the same grid
+	} {
+		at := mustClock(t, c.at)
+		if n, _ := a.Next(at); !n.Equal(mustClock(t, c.next)) {
+			t.Errorf("Next(%s) = %s, want %s", c.at, n.Format(time.TimeOnly), c.next)
+		}
+		if p, _ := a.Prev(at); !p.Equal(mustClock(t, c.prev)) {
+			t.Errorf("Prev(%s) = %s, want %s", c.at, p.Format(time.TimeOnly), c.prev)
+		}
+	}
+	if n, _ := s.Next(mustClock(t, "10:00:08")); n.Unix()%90 != 0 {
+		t.Errorf("unanchored Next = %v, off the epoch grid", n)
+	}
+	cron, _ := Parse("0 * * * * *", "")
+	if n, _ := cron.AnchoredAt(anchor).Next(mustClock(t, "10:00:08")); !n.Equal(mustClock(t, "10:01:00")) {
+		t.Errorf("anchored cron Next = %v, want 10:01:00", n)
+	}
+}
+
+func mustClock(t *testing.T, hms string) time.Time {
+	t.Helper()
+	c, err := time.Parse(time.TimeOnly, hms)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return time.Date(2026, 3, 1, c.Hour(), c.Minute(), c.Second(), 0, time.UTC)
+}

@@ -32,7 +32,10 @@ type Schedule struct {
 	// time zone does not matter. "@every 5m" fires at :00, :05, ... like
 	// "*/5 * * * *"; "@every 7m" at the multiples of 420 s since the epoch.
 	every time.Duration
-	memo  *tickMemo // shared by the specs of one node with this expr and loc; may be nil
+	// anchor is the origin of the @every grid when it is not the epoch
+	// (AnchoredAt: a task's creation), whole seconds; zero for the epoch.
+	anchor time.Time
+	memo   *tickMemo // shared by the specs of one node with this expr and loc; may be nil
 }
 
 // ErrInvalidCron reports an expression or time zone that does not parse,
@@ -118,15 +121,28 @@ func parseEvery(expr string) (d time.Duration, ok bool, err error) {
 // Empty reports a schedule with no fire times of its own.
 func (s Schedule) Empty() bool { return s.expr == "" }
 
-// gridFloor returns the last multiple of d since the Unix epoch at or
-// before t.
-func gridFloor(t time.Time, d time.Duration) time.Time {
-	n := t.UnixNano()
+// gridFloorFrom returns the last point at or before t of the grid of
+// step d that starts at origin (zero: the Unix epoch).
+func gridFloorFrom(origin, t time.Time, d time.Duration) time.Time {
+	var o int64
+	if !origin.IsZero() {
+		o = origin.UnixNano()
+	}
+	n := t.UnixNano() - o
 	k := n / int64(d)
 	if n%int64(d) < 0 {
-		k-- // floor, not truncation, before the epoch
+		k-- // floor, not truncation, before the origin
 	}
-	return time.Unix(0, k*int64(d)).UTC()
+	return time.Unix(0, o+k*int64(d)).UTC()
+}
+
+// AnchoredAt returns s with its @every grid starting at t, to the second,
+// instead of the epoch: fires at t + k*interval. A cron is returned as is.
+func (s Schedule) AnchoredAt(t time.Time) Schedule {
+	if s.every > 0 && !t.IsZero() {
+		s.anchor = t.Truncate(time.Second)
+	}
+	return s
 }
 
 // Next returns the first fire strictly after t, or false when there is none.
@@ -135,7 +151,7 @@ func (s Schedule) Next(t time.Time) (time.Time, bool) {
 		return time.Time{}, false
 	}
 	if s.every > 0 {
-		return gridFloor(t, s.every).Add(s.every), true
+		return gridFloorFrom(s.anchor, t, s.every).Add(s.every), true
 	}
 	// gronx works at second precision in the reference time's zone.
 	ref := t.In(s.loc).Truncate(time.Second)
@@ -250,7 +266,7 @@ func (s Schedule) Prev(t time.Time) (time.Time, bool) {
 		return time.Time{}, false
 	}
 	if s.every > 0 {
-		return gridFloor(t, s.every), true
+		return gridFloorFrom(s.anchor, t, s.every), true
 	}
 	p, err := gronx.PrevTickBefore(s.expr, t.In(s.loc).Truncate(time.Second), true)
 	if err != nil {
