@@ -72,7 +72,7 @@ func ExampleClient_Trigger() {
 			return
 		}
 		if len(runs) == 1 && runs[0].Status != "running" {
-			fmt.Println(runs[0].Task, runs[0].Status)
+			fmt.Println(runs[0].Task, runs[0].Status, runs[0].Kind)
 			break
 		}
 		time.Sleep(10 * time.Millisecond)
@@ -81,8 +81,45 @@ func ExampleClient_Trigger() {
 	_, err = c.Trigger(ctx, "no-such-task")
 	fmt.Println(errors.Is(err, easyjob.ErrTaskNotFound))
 	// Output:
-	// report succeeded
+	// report succeeded manual
 	// true
+}
+
+// Every action of a Client is recorded in the audit log under the actor
+// its context names (WithActor; without one, the process's OS user).
+func ExampleClient_Audit() {
+	store := memory.New()
+	stop := runNode(store, func(ctx context.Context) error { return nil })
+	defer stop()
+
+	ctx := context.Background()
+	c, err := easyjob.NewClient(ctx, easyjob.Config{Store: store})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer c.Close()
+
+	alice := easyjob.WithActor(ctx, easyjob.Actor{Name: "alice", Via: "ops-bot", From: "10.0.0.7"})
+	if _, err := c.Pause(alice, "report"); err != nil {
+		fmt.Println(err)
+		return
+	}
+	if _, err := c.Reschedule(alice, "report", "0 0 6 * * *"); err != nil {
+		fmt.Println(err)
+		return
+	}
+	entries, err := c.Audit(ctx, easyjob.AuditFilter{Task: "report"})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, e := range entries { // newest first
+		fmt.Println(e.Name, e.Via, e.From, e.Action, e.Task, e.Detail)
+	}
+	// Output:
+	// alice ops-bot 10.0.0.7 reschedule report cron "0 0 0 1 1 *" -> "0 0 6 * * *"
+	// alice ops-bot 10.0.0.7 pause report
 }
 
 // Pause stops a task's fires until Resume; a fire already running

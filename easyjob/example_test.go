@@ -284,3 +284,38 @@ func ExampleToken_String() {
 	fmt.Println(tok)
 	// Output: 42/7
 }
+
+// InTx makes a job's writes and its run's finish one transaction: a
+// fire's invoice is inserted exactly once, even when the node dies, is
+// cut off or loses its claim mid-run (the transaction rolls back and the
+// fire runs again elsewhere). It needs a PostgreSQL store.
+func ExampleInTx() {
+	s, err := easyjob.New(easyjob.Config{DSN: "postgres://localhost/app"})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	err = s.Register("invoice", "0 0 2 * * *", func(ctx context.Context) error {
+		tx, _ := easyjob.Tx(ctx)
+		info, _ := easyjob.InfoFromContext(ctx)
+		_, err := tx.ExecContext(ctx, "INSERT INTO invoices (day) VALUES ($1)", info.ScheduledAt)
+		return err // an error rolls the insert back; the run is recorded failed
+	}, easyjob.InTx())
+	if err != nil {
+		fmt.Println(err)
+	}
+}
+
+// EveryFromCreation anchors an @every grid at the task's creation: with
+// "@every 1h", a task created at 10:00:07 fires at 11:00:07, 12:00:07, ...
+func ExampleEveryFromCreation() {
+	s, err := easyjob.New(easyjob.Config{Store: memory.New()})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	err = s.Register("sync", "@every 1h", func(ctx context.Context) error { return nil },
+		easyjob.EveryFromCreation())
+	fmt.Println(err)
+	// Output: <nil>
+}
