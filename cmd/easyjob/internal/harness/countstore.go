@@ -49,6 +49,8 @@ const (
 	mTaskRuns
 	mRecentExecutions
 	mCountFailures
+	mRecordAudit
+	mAudit
 	mListen // not a round trip per call: one long-lived session
 	numMethods
 )
@@ -59,7 +61,7 @@ var methodNames = [numMethods]string{
 	"StartExecution", "StartExecutions", "Finish", "History", "PruneHistory", "Orphans",
 	"RecoverAll", "Pause", "Resume", "Trigger", "Reschedule", "MarkStale", "Groups", "RemoveTask",
 	"PublishTaskSet", "TaskSet", "ChainRun", "TaskCounts", "TaskPage", "TaskTree", "TaskRuns",
-	"RecentExecutions", "CountFailures", "Listen",
+	"RecentExecutions", "CountFailures", "RecordAudit", "Audit", "Listen",
 }
 
 // countingStore counts a node's store calls as a hook of the one store
