@@ -21,18 +21,13 @@ func TestOpsAuditCLI(t *testing.T) {
 	dsn := pgtest.NewDatabase(t)
 	c := &cli{t: t, bin: buildCLI(t), dsn: dsn}
 	c.run("migrate", "up").want(t, 0, "migrate up")
-	store := pgtest.OpenStore(t, dsn)
 	ctx := context.Background()
-	now, err := store.Now(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := store.UpsertTasks(ctx, "default", []repository.TaskDef{
-		{Name: "report", Cron: "0 */5 * * * *", NextStartTime: now.Add(time.Minute)},
-		{Name: "other", Cron: "0 0 * * * *", NextStartTime: now.Add(time.Hour)},
-	}); err != nil {
-		t.Fatal(err)
-	}
+	store := seedTasks(t, dsn, func(now time.Time) []repository.TaskDef {
+		return []repository.TaskDef{
+			{Name: "report", Cron: "0 */5 * * * *", NextStartTime: now.Add(time.Minute)},
+			{Name: "other", Cron: "0 0 * * * *", NextStartTime: now.Add(time.Hour)},
+		}
+	})
 	host, _ := os.Hostname()
 
 	// The actions, oldest first, as audit must list them newest first.

@@ -127,19 +127,14 @@ func TestOpsCLI(t *testing.T) {
 	})
 
 	// Tasks as a deploy would write them, and a node that holds one.
-	store := pgtest.OpenStore(t, dsn)
 	ctx := context.Background()
-	now, err := store.Now(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := store.UpsertTasks(ctx, "default", []repository.TaskDef{
-		{Name: "report", Cron: "0 */5 * * * *", NextStartTime: now.Add(time.Minute)},
-		{Name: "mail", Parent: "report", NextStartTime: now},
-		{Name: "held", Cron: "0 0 0 1 1 *", NextStartTime: now.Add(time.Hour)},
-	}); err != nil {
-		t.Fatal(err)
-	}
+	store := seedTasks(t, dsn, func(now time.Time) []repository.TaskDef {
+		return []repository.TaskDef{
+			{Name: "report", Cron: "0 */5 * * * *", NextStartTime: now.Add(time.Minute)},
+			{Name: "mail", Parent: "report", NextStartTime: now},
+			{Name: "held", Cron: "0 0 0 1 1 *", NextStartTime: now.Add(time.Hour)},
+		}
+	})
 	node, err := store.RegisterNode(ctx, "default", "host:42", 1)
 	if err != nil {
 		t.Fatal(err)
@@ -370,4 +365,19 @@ func TestOpsScrubSecret(t *testing.T) {
 	if got := errorLine(errors.New("easyjob: a\n\tb\n\tb"), ""); got != "a b" {
 		t.Errorf("one line: %q", got)
 	}
+}
+
+// seedTasks writes the tasks defs returns (given the store's now) into
+// group default of dsn, as a deploy would, and returns the store.
+func seedTasks(t *testing.T, dsn string, defs func(now time.Time) []repository.TaskDef) *postgres.Store {
+	t.Helper()
+	store := pgtest.OpenStore(t, dsn)
+	now, err := store.Now(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := store.UpsertTasks(context.Background(), "default", defs(now)); err != nil {
+		t.Fatal(err)
+	}
+	return store
 }
