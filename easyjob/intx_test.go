@@ -82,6 +82,7 @@ func TestInTxExactlyOnce(t *testing.T) {
 			must(t, rows.Scan(&at))
 			out[at.UTC()] = true
 		}
+		must(t, rows.Err())
 		return out
 	}
 	waitFor(t, 15*time.Second, "three runs of each and the fenced one", func() bool {
