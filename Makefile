@@ -3,7 +3,7 @@ GO ?= go
 EASYJOB_TEST_DSN ?= postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable
 export EASYJOB_TEST_DSN
 
-.PHONY: test lint lint-install bench bench-store chaos quickstart
+.PHONY: test lint lint-install bench bench-store chaos chaos-clock quickstart
 
 test: lint
 	$(GO) test -race -count=1 -timeout 15m ./...
@@ -54,6 +54,12 @@ bench-store:
 # failover, duplicates and lost fires; exits non-zero on a violation.
 chaos:
 	$(GO) run ./cmd/easyjob chaos --procs 3 --tasks 100 --duration 90s
+
+# Chaos with steps of the database server's clock (+5 s, then back) on a
+# private PostgreSQL under libfaketime, with kills and freezes in turn.
+chaos-clock:
+	@ls /usr/lib/*/faketime/libfaketime.so.1 >/dev/null 2>&1 || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq faketime >/dev/null; }
+	$(GO) run ./cmd/easyjob chaos --procs 3 --tasks 30 --clock-step 5s --fault-every 12s --duration 90s
 
 quickstart:
 	$(GO) run ./examples/quickstart

@@ -22,6 +22,8 @@ type chaosOpts struct {
 	pgStop       time.Duration // stop PostgreSQL this long as a fault (0 = never)
 	pgCluster    string        // pg_ctlcluster's "VERSION NAME" for --pg-stop
 	silentPath   time.Duration // silence the nodes' network path to PostgreSQL this long as a fault (0 = never)
+	clockStep    time.Duration // step the database server's wall clock by this much, forward then back, as a fault (0 = never)
+	libfaketime  string        // path of libfaketime.so.1 with --clock-step
 	seed         uint64
 	quiet        bool
 	keep         bool
@@ -45,18 +47,19 @@ func Chaos(ctx context.Context, args []string) int {
 }
 
 func (c *chaosCmd) flagSet() *flag.FlagSet {
-	fs := newFlagSet("chaos", "usage: easyjob chaos [flags]\n\nRuns --procs node processes on a fresh database with K tasks and, every\n--fault-every, alternately SIGKILLs a random node (restarting it after\n--restart-after) and SIGSTOPs another past the dead threshold (then SIGCONT),\noptionally restarting PostgreSQL with --pg-restart. Reports failover times,\nduplicates, lost fires, fenced finishes and processes that exited on their own.\nExit status 1 on a violation, a lost fire or a process that exited on its own. Flags:")
+	fs := newFlagSet("chaos", "usage: easyjob chaos [flags]\n\nRuns --procs node processes on a fresh database with K tasks and, every\n--fault-every, alternately SIGKILLs a random node (restarting it after\n--restart-after) and SIGSTOPs another past the dead threshold (then SIGCONT),\noptionally restarting PostgreSQL (--pg-restart), stopping it (--pg-stop),\nsilencing the path to it (--silent-path) or stepping its clock\n(--clock-step). Reports failover times, duplicates, lost fires, fenced\nfinishes and processes that exited on their own.\nExit status 1 on a violation, a lost fire or a process that exited on its own. Flags:")
 	o := &c.opts
 	addRunFlags(fs, &o.admin, &o.params)
 	fs.IntVar(&o.procs, "procs", 3, "node processes")
 	fs.DurationVar(&o.duration, "duration", 60*time.Second, "run time")
 	fs.DurationVar(&o.warmup, "warmup", 8*time.Second, "time before the first fault")
-	fs.DurationVar(&o.faultEvery, "fault-every", 10*time.Second, "time between faults (kill, freeze[, pg-restart] in turn)")
+	fs.DurationVar(&o.faultEvery, "fault-every", 10*time.Second, "time between faults (kill, freeze[, pg-restart, pg-stop, silent-path, clock-step] in turn)")
 	fs.DurationVar(&o.restartAfter, "restart-after", 5*time.Second, "a killed node is restarted after this")
 	fs.DurationVar(&o.freezeFor, "freeze-for", 0, "a frozen node is resumed after this (0 = dead threshold + 3s)")
 	fs.StringVar(&o.pgRestart, "pg-restart", "", "shell command that restarts PostgreSQL (e.g. 'pg_ctlcluster 15 main restart'); empty = never")
 	fs.DurationVar(&o.pgStop, "pg-stop", 0, "stop PostgreSQL for this long as a fault, in turn with kill and freeze (pg_ctlcluster; 0 = never)")
 	fs.DurationVar(&o.silentPath, "silent-path", 0, "as a fault in turn with the others, drop every byte between the nodes and PostgreSQL for this long without closing a socket (a NAT flush, a moved virtual IP); the nodes reach the server through a relay; 0 = never")
+	fs.DurationVar(&o.clockStep, "clock-step", 0, "as a fault in turn with the others, step the database server's wall clock by this much, forward, then back on its next turn (an NTP step, a failover to a standby whose clock differs); the nodes' clocks stay put. The run then uses a private PostgreSQL server started under libfaketime (Debian package faketime), not --dsn's; 0 = never")
 	fs.StringVar(&o.pgCluster, "pg-cluster", "", "the cluster --pg-stop stops, as pg_ctlcluster's \"VERSION NAME\" (default: the newest under /etc/postgresql, main)")
 	fs.Uint64Var(&o.seed, "seed", 0, "random seed (0 = from the clock; printed)")
 	c.output.addFlags(fs)
@@ -84,6 +87,21 @@ func (c *chaosCmd) check(fs *flag.FlagSet) error {
 			return fmt.Errorf("--pg-stop: %w (set --pg-cluster)", err)
 		}
 		o.pgCluster = c
+	}
+	if o.clockStep < 0 {
+		return errors.New("--clock-step must be positive (the steps alternate forward and back)")
+	}
+	if o.clockStep > 0 {
+		// --pg-stop and --pg-restart act on --dsn's server, which a run
+		// with --clock-step does not use.
+		if o.pgStop > 0 || o.pgRestart != "" {
+			return errors.New("--clock-step runs a private server: it cannot be combined with --pg-stop or --pg-restart")
+		}
+		lib, err := findLibfaketime()
+		if err != nil {
+			return fmt.Errorf("--clock-step: %w", err)
+		}
+		o.libfaketime = lib
 	}
 	_, dead, _ := o.params.effective()
 	if o.freezeFor == 0 {

@@ -6,6 +6,11 @@ import (
 	"time"
 )
 
+// earlySlack is how much earlier than its fire time, on the database's
+// clock, a fire may start before it counts as early: the nodes' offset
+// estimate is bounded by a round trip.
+const earlySlack = 50 * time.Millisecond
+
 // analyzeChaos fills failover, duplicates, lost fires from the ledger.
 func analyzeChaos(res *chaosResult, fires []fire, p nodeParams, from, to time.Time, lostAfter time.Duration) {
 	// Node ids per incarnation, from its fires.
@@ -16,16 +21,31 @@ func analyzeChaos(res *chaosResult, fires []fire, p nodeParams, from, to time.Ti
 		}
 		ids[f.Proc][f.Node] = true
 	}
+	hb, dead, _ := p.effective()
+	res.stepSettle = dead + hb
 	byTask := map[string][]fire{}
 	var lags []time.Duration
 	for _, f := range fires {
 		byTask[f.Task] = append(byTask[f.Task], f)
-		lags = append(lags, f.Lag())
+		// The lag is measured on the database's clock, which a clock step
+		// moved away from the local one, and the fires the nodes start
+		// while they settle on a stepped clock are judged per step.
+		lag := res.dbLag(f)
+		if lag < -earlySlack {
+			res.EarlyFires++
+			res.EarliestMS = min(res.EarliestMS, ms(lag))
+		}
+		if res.settlingAfterStep(f.Start) {
+			res.StepFires++
+			continue
+		}
+		lags = append(lags, lag)
 	}
 	res.Lag = summarize(lags)
 	for _, fs := range byTask {
 		sort.Slice(fs, func(i, j int) bool { return fs[i].Start < fs[j].Start })
 	}
+	res.analyzeClockSteps(byTask)
 	tasks := p.taskNames()
 	if exp, err := cronTimes(p.Cron, from, to); err == nil {
 		res.Missed = analyzeSteady(fires, tasks, exp, from, to).Missed
@@ -60,13 +80,13 @@ func (res *chaosResult) inPG(a, b int64) bool {
 // of each incarnation, byTask the fires of each task by start.
 func (res *chaosResult) analyzeFailovers(ids map[int]map[int64]bool, byTask map[string][]fire) {
 	for _, f := range res.Faults {
+		if !f.downsNode() {
+			continue // no node: idx is not an incarnation's
+		}
 		for id := range ids[f.idx] {
 			f.NodeIDs = append(f.NodeIDs, id)
 		}
 		sort.Slice(f.NodeIDs, func(i, j int) bool { return f.NodeIDs[i] < f.NodeIDs[j] })
-		if !f.downsNode() {
-			continue
-		}
 		at := f.At.UnixNano()
 		for _, fs := range byTask {
 			i := sort.Search(len(fs), func(i int) bool { return fs[i].Start > at })
@@ -114,8 +134,12 @@ func (res *chaosResult) classifyDuplicates(fires []fire) {
 				break
 			}
 		}
-		if class == "violation" && res.inPG(first.Start, d.Runs[len(d.Runs)-1].Start) {
+		last := d.Runs[len(d.Runs)-1]
+		if class == "violation" && res.inPG(first.Start, last.Start) {
 			class, because = "during-pg-restart", "first run while PostgreSQL was restarting; counted as a violation"
+		}
+		if class == "violation" && res.nearStep(first.Start, last.Start) {
+			class, because = "during-clock-step", "runs around a step of the database's clock; counted as a violation"
 		}
 		dr := dupReport{Task: d.Task, Sched: fmtTime(d.Sched), Class: class, Because: because}
 		for _, r := range d.Runs {
@@ -129,10 +153,13 @@ func (res *chaosResult) classifyDuplicates(fires []fire) {
 		case "during-pg-restart":
 			res.PGDuplicates += extra
 			res.Violations += extra
+		case "during-clock-step":
+			res.ClockDuplicates += extra
+			res.Violations += extra
 		default:
 			res.AllowedReruns += extra
 		}
-		if class != "violation" && class != "during-pg-restart" && len(res.DupDetails) >= 50 {
+		if !dupIsViolation(class) && len(res.DupDetails) >= 50 {
 			continue
 		}
 		res.DupDetails = append(res.DupDetails, dr)
@@ -140,8 +167,15 @@ func (res *chaosResult) classifyDuplicates(fires []fire) {
 
 }
 
+// dupIsViolation reports whether a duplicate of class counts as a
+// violation.
+func dupIsViolation(class string) bool {
+	return class == "violation" || class == "during-pg-restart" || class == "during-clock-step"
+}
+
 // findLost reports the tasks silent for longer than lostAfter inside
-// [from, to]; a silence that meets a PostgreSQL restart counts as delayed.
+// [from, to]; a silence that meets a PostgreSQL restart counts as delayed,
+// one that a step back of the database's clock explains as held.
 func (res *chaosResult) findLost(tasks []string, byTask map[string][]fire, from, to time.Time, lostAfter time.Duration) {
 	lo, hi := from.UnixNano(), to.UnixNano()
 	for _, task := range tasks {
@@ -158,9 +192,13 @@ func (res *chaosResult) findLost(tasks []string, byTask map[string][]fire, from,
 					lf.After = fmtFire(*nextFire, res.procName)
 				}
 				lf.PGWindow = res.inPG(prev, next)
-				if lf.PGWindow {
+				lf.ClockBack = !lf.PGWindow && res.heldByStepBack(prev, next, lostAfter)
+				switch {
+				case lf.PGWindow:
 					res.PGDelayed++
-				} else {
+				case lf.ClockBack:
+					res.ClockHeld++
+				default:
 					res.Lost++
 				}
 				if len(res.LostDetails) < 100 {
@@ -204,5 +242,106 @@ func (res *chaosResult) analyzeResumes(byTask map[string][]fire) {
 			}
 		}
 		f.Resume = summarize(ds)
+	}
+}
+
+// clockStepsOf returns the clock-step faults that moved the clock, by
+// time, with the offset each left.
+func clockStepsOf(faults []*fault) []clockStep {
+	var out []clockStep
+	for _, f := range faults {
+		if f.Kind == "clock-step" && f.step != 0 {
+			out = append(out, clockStep{at: f.At.UnixNano(), step: f.step, f: f})
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].at < out[j].at })
+	var off time.Duration
+	for i := range out {
+		off += out[i].step
+		out[i].offset = off
+	}
+	return out
+}
+
+// dbOffsetAt is how far the database's clock ran ahead of the local one
+// at local time t (unix nanos), as the clock steps set it.
+func (res *chaosResult) dbOffsetAt(t int64) time.Duration {
+	var off time.Duration
+	for _, s := range res.clockSteps {
+		if s.at > t {
+			break
+		}
+		off = s.offset
+	}
+	return off
+}
+
+// dbLag is f's start lag on the database's clock: its start (local) moved
+// by the database's offset then, minus its fire time (database).
+func (res *chaosResult) dbLag(f fire) time.Duration {
+	return f.Lag() + res.dbOffsetAt(f.Start)
+}
+
+// settlingAfterStep reports whether local time t falls within the time
+// the nodes need to settle after a clock step: DeadAfter + a heartbeat,
+// which the library gives every live peer to beat under the new clock.
+func (res *chaosResult) settlingAfterStep(t int64) bool {
+	for _, s := range res.clockSteps {
+		if t >= s.at && t <= s.at+int64(res.stepSettle) {
+			return true
+		}
+	}
+	return false
+}
+
+// nearStep reports whether [a, b] (unix nanos) meets a clock step, from a
+// second before it until the nodes settled on the new clock and a step
+// back has held the tasks for its length.
+func (res *chaosResult) nearStep(a, b int64) bool {
+	for _, s := range res.clockSteps {
+		lo, hi := s.at-int64(time.Second), s.at+int64(res.stepSettle+s.step.Abs())
+		if a <= hi && b >= lo {
+			return true
+		}
+	}
+	return false
+}
+
+// heldByStepBack reports whether the silence [a, b] (unix nanos) is one a
+// step back of the database's clock explains: the clock stepped back
+// within it (or at most the settling time after it began, while a node
+// still fired on its old estimate), and it lasted no longer than lostAfter
+// plus the step, since the fire times the clock must reach again are
+// already past.
+func (res *chaosResult) heldByStepBack(a, b int64, lostAfter time.Duration) bool {
+	for _, s := range res.clockSteps {
+		if s.step >= 0 {
+			continue
+		}
+		if b >= s.at && a <= s.at+int64(res.stepSettle) && b-a <= int64(lostAfter-s.step) {
+			return true
+		}
+	}
+	return false
+}
+
+// analyzeClockSteps measures, per clock step, how long after it each task
+// fired (started) for the first time, and the start lag, on the
+// database's clock, of the fires while the nodes settled on it.
+func (res *chaosResult) analyzeClockSteps(byTask map[string][]fire) {
+	for _, s := range res.clockSteps {
+		var first, lags []time.Duration
+		end := s.at + int64(res.stepSettle)
+		for _, fs := range byTask {
+			i := sort.Search(len(fs), func(i int) bool { return fs[i].Start >= s.at })
+			if i < len(fs) {
+				first = append(first, time.Duration(fs[i].Start-s.at))
+			}
+			for ; i < len(fs) && fs[i].Start <= end; i++ {
+				lags = append(lags, res.dbLag(fs[i]))
+			}
+		}
+		s.f.AfterStep = summarize(first)
+		s.f.StepLag = summarize(lags)
 	}
 }

@@ -12,8 +12,8 @@ import (
 )
 
 // event is a scheduled step of a chaos run: a fault to inject (kill,
-// freeze, pg-restart, pg-stop, silent-path) or the end of one (restart,
-// cont, heal).
+// freeze, pg-restart, pg-stop, silent-path, clock-step) or the end of one
+// (restart, cont, heal).
 type event struct {
 	at   time.Time
 	what string
@@ -23,24 +23,35 @@ type event struct {
 }
 
 // schedule plans the faults, one every --fault-every after --warmup, kill,
-// freeze (and pg-restart) in turn. No fault starts so late that its
-// recovery and failover could not be seen before the steady window
-// closes; recovery is how long a dead node takes to be recovered.
+// freeze (and the optional kinds) in turn. No fault starts so late that
+// its recovery and failover could not be seen before the steady window
+// closes; recovery is how long a dead node takes to be recovered. A step
+// of the clock back holds every task for the step, so it counts as an
+// outage that long.
 func (r *chaosRun) schedule(t0 time.Time, recovery time.Duration) {
-	tail := max(r.o.restartAfter, r.o.freezeFor, r.o.pgStop, r.o.silentPath) + recovery + 4*time.Second
-	kinds := []string{"kill", "freeze"}
-	if r.o.pgRestart != "" {
-		kinds = append(kinds, "pg-restart")
-	}
-	if r.o.pgStop > 0 {
-		kinds = append(kinds, "pg-stop")
-	}
-	if r.o.silentPath > 0 {
-		kinds = append(kinds, "silent-path")
-	}
+	tail := max(r.o.restartAfter, r.o.freezeFor, r.o.pgStop, r.o.silentPath, r.o.clockStep) + recovery + 4*time.Second
+	kinds := faultKinds(r.o)
 	for i, at := 0, t0.Add(r.o.warmup); !at.After(r.end.Add(-tail)); i, at = i+1, at.Add(r.o.faultEvery) {
 		r.todo = append(r.todo, event{at: at, what: kinds[i%len(kinds)]})
 	}
+}
+
+// faultKinds lists the faults o injects, in the order they take turns.
+func faultKinds(o chaosOpts) []string {
+	kinds := []string{"kill", "freeze"}
+	if o.pgRestart != "" {
+		kinds = append(kinds, "pg-restart")
+	}
+	if o.pgStop > 0 {
+		kinds = append(kinds, "pg-stop")
+	}
+	if o.silentPath > 0 {
+		kinds = append(kinds, "silent-path")
+	}
+	if o.clockStep > 0 {
+		kinds = append(kinds, "clock-step")
+	}
+	return kinds
 }
 
 // injectDue runs the events due by now, in time order.
@@ -83,6 +94,8 @@ func (r *chaosRun) inject(ev event, now time.Time) {
 	case "heal":
 		r.relay.Heal()
 		r.endFault(ev.f)
+	case "clock-step":
+		r.stepClock()
 	}
 }
 

@@ -14,7 +14,7 @@ func (r *chaosResult) print(w io.Writer) {
 	ft.add("at (UTC)", "fault", "proc", "node", "lasted", "tasks", "failover p50", "p99", "max", "note")
 	for _, f := range r.Faults {
 		lasted := "-"
-		if !f.Until.IsZero() {
+		if !f.Until.IsZero() && f.Kind != "clock-step" { // a step is instant
 			lasted = fmtMS(ms(f.Until.Sub(f.At)))
 		}
 		note := ""
@@ -26,6 +26,9 @@ func (r *chaosResult) print(w io.Writer) {
 		}
 		if f.Resume.N > 0 {
 			note += fmt.Sprintf("fires resumed %s (p50) / %s (max) after PostgreSQL answered; ", fmtMS(f.Resume.P50), fmtMS(f.Resume.Max))
+		}
+		if f.Kind == "clock-step" {
+			note += f.clockNote()
 		}
 		if f.PGCommandError != "" {
 			note += "command failed: " + f.PGCommandError
@@ -40,12 +43,24 @@ func (r *chaosResult) print(w io.Writer) {
 	fmt.Fprintln(w)
 	var tb table
 	tb.add("fires", fmt.Sprintf("%d  (%.1f/s), start lag %s", r.Fires, r.FiresPerSec, r.Lag))
+	if len(r.clockSteps) > 0 || r.StepFires > 0 {
+		tb.add("", fmt.Sprintf("(lag on the database's clock; %d fires started while the nodes settled on a stepped clock are in the clock-step rows)", r.StepFires))
+	}
+	if r.EarlyFires > 0 {
+		tb.add("early fires", fmt.Sprintf("%d  started more than %s before their fire time on the database's clock (earliest %s)", r.EarlyFires, fmtMS(ms(earlySlack)), fmtMS(r.EarliestMS)))
+	}
 	tb.add("failover (kill)", r.KillFailover.String())
 	tb.add("failover (freeze)", r.FreezeFailover.String())
 	tb.add("failover (all)", r.AllFailover.String()+fmt.Sprintf("  target p99 <= %s", fmtMS(r.FailoverBoundMS)))
-	tb.add("duplicates", fmt.Sprintf("%d  = %d allowed re-runs of interrupted fires + %d violations (%d of them during a PostgreSQL restart)",
-		r.Duplicates, r.AllowedReruns, r.Violations, r.PGDuplicates))
-	tb.add("lost fires", fmt.Sprintf("%d  (silent > %s outside PostgreSQL restarts); delayed by a PostgreSQL restart: %d", r.Lost, fmtMS(r.LostThresholdMS), r.PGDelayed))
+	dup := fmt.Sprintf("%d  = %d allowed re-runs of interrupted fires + %d violations (%d of them during a PostgreSQL restart",
+		r.Duplicates, r.AllowedReruns, r.Violations, r.PGDuplicates)
+	lost := fmt.Sprintf("%d  (silent > %s outside PostgreSQL restarts); delayed by a PostgreSQL restart: %d", r.Lost, fmtMS(r.LostThresholdMS), r.PGDelayed)
+	if len(r.clockSteps) > 0 {
+		dup += fmt.Sprintf(", %d around a clock step", r.ClockDuplicates)
+		lost += fmt.Sprintf("; held by a step back of the database's clock (silent <= threshold + step): %d", r.ClockHeld)
+	}
+	tb.add("duplicates", dup+")")
+	tb.add("lost fires", lost)
 	if r.ChainFires > 0 {
 		tb.add("lost chain steps", r.lostStepsLine())
 	}
@@ -57,7 +72,7 @@ func (r *chaosResult) print(w io.Writer) {
 	tb.add("processes", r.Incarnations)
 	tb.write(w, "  ")
 	for _, d := range r.DupDetails {
-		if d.Class == "violation" || d.Class == "during-pg-restart" {
+		if dupIsViolation(d.Class) {
 			fmt.Fprintf(w, "\n  DUPLICATE (%s) %s @ %s %s\n", d.Class, d.Task, d.Sched, d.Because)
 			for _, s := range d.Runs {
 				fmt.Fprintln(w, "    "+s)
@@ -67,16 +82,25 @@ func (r *chaosResult) print(w io.Writer) {
 	for _, l := range r.LostStepDetails {
 		fmt.Fprintf(w, "\n  LOST CHAIN STEP %s @ %s (root ran: %s)\n", l.Step, l.Sched.Format("15:04:05"), l.Root)
 	}
-	shown := 0
+	shown, held := 0, 0
 	for _, l := range r.LostDetails {
+		if l.ClockBack {
+			// A step back holds every task alike: one stands for all.
+			if held++; held > 1 {
+				continue
+			}
+		}
 		if shown >= 20 {
 			fmt.Fprintf(w, "\n  ... %d more silences in the JSON output\n", len(r.LostDetails)-shown)
 			break
 		}
 		shown++
 		kind := "LOST"
-		if l.PGWindow {
+		switch {
+		case l.PGWindow:
 			kind = "delayed by PostgreSQL restart"
+		case l.ClockBack:
+			kind = fmt.Sprintf("held by a step back of the database's clock (%d such silences in all, each in the JSON output)", r.ClockHeld)
 		}
 		fmt.Fprintf(w, "\n  %s: %s silent %s (%s .. %s)\n", kind, l.Task, fmtMS(l.GapMS), l.From.UTC().Format("15:04:05.000"), l.To.UTC().Format("15:04:05.000"))
 		if l.Before != "" {
@@ -101,4 +125,29 @@ func (r *chaosResult) print(w io.Writer) {
 	if r.Dir != "" {
 		fmt.Fprintf(w, "ledgers and node logs kept in %s\n", r.Dir)
 	}
+}
+
+// clockNote describes a clock-step fault: the step, the offset a query
+// saw after it, and how the nodes' fires followed.
+func (f *fault) clockNote() string {
+	note := fmt.Sprintf("database clock %s", signedMS(f.StepMS))
+	if f.SeenOffsetMS != nil {
+		note += fmt.Sprintf(", then %s off the local one", signedMS(*f.SeenOffsetMS))
+	}
+	note += "; "
+	if f.AfterStep.N > 0 {
+		note += fmt.Sprintf("next fire of a task %s (p50) / %s (max) after the step; ", fmtMS(f.AfterStep.P50), fmtMS(f.AfterStep.Max))
+	}
+	if f.StepLag.N > 0 {
+		note += fmt.Sprintf("%d fires while settling, start lag %s (min) / %s (p50) / %s (max) on the database's clock; ", f.StepLag.N, fmtMS(f.StepLag.Min), fmtMS(f.StepLag.P50), fmtMS(f.StepLag.Max))
+	}
+	return note
+}
+
+// signedMS is fmtMS with a sign on positive values too.
+func signedMS(v float64) string {
+	if v >= 0 {
+		return "+" + fmtMS(v)
+	}
+	return fmtMS(v)
 }

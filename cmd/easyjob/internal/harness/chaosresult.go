@@ -9,7 +9,7 @@ const interruptWindow = 5 * time.Second
 
 // fault is one injected (or spontaneous) failure.
 type fault struct {
-	Kind    string    `json:"kind"` // kill | freeze | pg-restart | pg-stop | exit (a process exited on its own)
+	Kind    string    `json:"kind"` // kill | freeze | pg-restart | pg-stop | silent-path | clock-step | exit (a process exited on its own)
 	Proc    string    `json:"proc,omitempty"`
 	NodeIDs []int64   `json:"node_ids,omitempty"`
 	At      time.Time `json:"at"`
@@ -23,9 +23,28 @@ type fault struct {
 	PGCommandError string  `json:"pg_command_error,omitempty"`
 	// Resume: pg-restart/pg-stop → for each task, its first fire after
 	// PostgreSQL answered again.
-	Resume    latency `json:"resume_after_pg,omitempty"`
-	idx       int     // incarnation index
-	failovers []time.Duration
+	Resume latency `json:"resume_after_pg,omitempty"`
+	// Clock-step: the step of the database's clock (signed), the offset
+	// to the local clock a query saw right after it, each task's first
+	// fire after the step (from the step), and the start lag, on the
+	// database's clock, of the fires while the nodes settle on the new
+	// clock (DeadAfter + a heartbeat).
+	StepMS       float64  `json:"clock_step_ms,omitempty"`
+	SeenOffsetMS *float64 `json:"db_clock_offset_seen_ms,omitempty"`
+	AfterStep    latency  `json:"first_fire_after_step,omitempty"`
+	StepLag      latency  `json:"start_lag_after_step,omitempty"`
+	idx          int      // incarnation index
+	step         time.Duration
+	failovers    []time.Duration
+}
+
+// clockStep is a clock-step fault as the analysis uses it: at local time
+// at the database's clock moved by step, to offset ahead of the local one.
+type clockStep struct {
+	at     int64 // unix nanos
+	step   time.Duration
+	offset time.Duration
+	f      *fault
 }
 
 // lostFire is a task silent for longer than the threshold.
@@ -37,13 +56,17 @@ type lostFire struct {
 	Before   string    `json:"last_fire_before,omitempty"`
 	After    string    `json:"first_fire_after,omitempty"`
 	PGWindow bool      `json:"during_pg_restart"`
+	// ClockBack: the silence spans a step back of the database's clock,
+	// which holds every task for the step, and is no longer than the
+	// threshold plus the step.
+	ClockBack bool `json:"held_by_clock_step_back,omitempty"`
 }
 
 // dupReport is one (task, scheduled time) run more than once.
 type dupReport struct {
 	Task    string   `json:"task"`
 	Sched   string   `json:"scheduled"`
-	Class   string   `json:"class"` // rerun-after-kill | rerun-after-freeze | rerun-after-exit | during-pg-restart | violation
+	Class   string   `json:"class"` // rerun-after-kill | rerun-after-freeze | rerun-after-exit | during-pg-restart | during-clock-step | violation
 	Runs    []string `json:"runs"`
 	Because string   `json:"because,omitempty"`
 }
@@ -69,7 +92,10 @@ type chaosResult struct {
 
 	Fires       int     `json:"fires"`
 	FiresPerSec float64 `json:"fires_per_sec"`
-	Lag         latency `json:"start_lag"`
+	Lag         latency `json:"start_lag"` // on the database's clock; without the fires settling after a clock step
+	StepFires   int     `json:"fires_settling_after_clock_step,omitempty"`
+	EarlyFires  int     `json:"fires_early_on_db_clock"` // started more than earlySlack before their fire time (database clock)
+	EarliestMS  float64 `json:"earliest_start_lag_ms,omitempty"`
 	Missed      int     `json:"missed_fire_times"` // informational: fire times with no run (misfire policy may merge late fires)
 
 	Faults         []*fault `json:"faults"`
@@ -80,10 +106,12 @@ type chaosResult struct {
 	Duplicates      int         `json:"duplicates"`
 	AllowedReruns   int         `json:"allowed_reruns"`
 	PGDuplicates    int         `json:"duplicates_during_pg_restart"`
+	ClockDuplicates int         `json:"duplicates_during_clock_step,omitempty"`
 	Violations      int         `json:"violations"`
 	DupDetails      []dupReport `json:"duplicate_details,omitempty"`
 	Lost            int         `json:"lost_fires"`
 	PGDelayed       int         `json:"delayed_by_pg_restart"`
+	ClockHeld       int         `json:"held_by_clock_step_back,omitempty"`
 	LostDetails     []lostFire  `json:"lost_details,omitempty"`
 	ChainFires      int         `json:"chain_fires"`
 	LostSteps       int         `json:"lost_chain_steps"`
@@ -98,6 +126,8 @@ type chaosResult struct {
 	Failed          bool        `json:"failed"`
 	FailureReasons  []string    `json:"failure_reasons,omitempty"`
 	pgWindows       [][2]time.Time
+	clockSteps      []clockStep // by time
+	stepSettle      time.Duration
 	procNames       []string
 	killFailovers   []time.Duration
 	freezeFailovers []time.Duration

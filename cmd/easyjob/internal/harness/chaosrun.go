@@ -20,19 +20,29 @@ type chaosRun struct {
 	end time.Time
 
 	todo     []event
-	mu       sync.Mutex // guards res.Faults and the fault fields restartPG writes
+	mu       sync.Mutex // guards res.Faults and the fault fields the PostgreSQL and clock goroutines write
 	pgWG     sync.WaitGroup
 	seenExit map[int]bool
-	count    map[string]int  // faults by kind
-	relay    *netfault.Relay // between the nodes and PostgreSQL with --silent-path
+	count    map[string]int   // faults by kind
+	relay    *netfault.Relay  // between the nodes and PostgreSQL with --silent-path
+	clock    *fakeClockServer // the private server whose clock --clock-step steps
 }
 
 // runChaos creates a scratch database, runs o.procs node processes on it
 // while injecting faults, and analyses their ledgers. The database is
 // dropped on every path; the ledgers and logs are kept on a failure or
-// with --keep.
+// with --keep. With --clock-step the database lives on a private server
+// started for the run and stopped (its files removed) on every path.
 func runChaos(ctx context.Context, o chaosOpts) (_ *chaosResult, err error) {
 	hb, dead, rec := o.params.effective()
+	var clock *fakeClockServer
+	if o.clockStep > 0 {
+		if clock, err = startFakeClockServer(ctx, o.libfaketime); err != nil {
+			return nil, fmt.Errorf("--clock-step: start a private PostgreSQL server: %w", err)
+		}
+		defer clock.stop() // deferred first: runs after the database is dropped
+		o.admin = clock.dsn
+	}
 	db, err := createScratch(ctx, o.admin)
 	if err != nil {
 		return nil, err
@@ -63,7 +73,7 @@ func runChaos(ctx context.Context, o chaosOpts) (_ *chaosResult, err error) {
 			HeartbeatMS: ms(hb), DeadAfterMS: ms(dead), RecoverMS: ms(rec),
 			LostThresholdMS: ms(dead + rec + 2*time.Second), FailoverBoundMS: ms(dead + rec + 500*time.Millisecond),
 		},
-		seenExit: map[int]bool{}, count: map[string]int{}, relay: relay,
+		seenExit: map[int]bool{}, count: map[string]int{}, relay: relay, clock: clock,
 	}
 	for i := range o.procs {
 		if _, err := c.start(i); err != nil {
@@ -129,9 +139,9 @@ func (r *chaosRun) printProgress(prog *progress, now, t0 time.Time, fires int, r
 			}
 		}
 	}
-	prog.printf("chaos %3.0fs/%.0fs  procs %d/%d (%d frozen)  fires %d  %.0f/s  faults: %d kill, %d freeze, %d pg-restart, %d pg-stop, %d silent-path, %d self-exit",
+	prog.printf("chaos %3.0fs/%.0fs  procs %d/%d (%d frozen)  fires %d  %.0f/s  faults: %d kill, %d freeze, %d pg-restart, %d pg-stop, %d silent-path, %d clock-step, %d self-exit",
 		now.Sub(t0).Seconds(), r.o.duration.Seconds(), running, r.o.procs, frozen, fires,
-		rate, r.count["kill"], r.count["freeze"], r.count["pg-restart"], r.count["pg-stop"], r.count["silent-path"], r.count["exit"])
+		rate, r.count["kill"], r.count["freeze"], r.count["pg-restart"], r.count["pg-stop"], r.count["silent-path"], r.count["clock-step"], r.count["exit"])
 }
 
 // collect reads the ledgers and stats of every node process after the run
@@ -166,6 +176,7 @@ func (r *chaosRun) collect(t0, tEnd time.Time, lostAfter time.Duration) {
 			res.pgWindows = append(res.pgWindows, [2]time.Time{f.At.Add(-time.Second), until.Add(lostAfter)})
 		}
 	}
+	res.clockSteps = clockStepsOf(res.Faults)
 	analyzeChaos(res, fires, r.c.params, t0.Add(steadyStart), tEnd.Add(-steadyEndMargin), lostAfter)
 
 	if res.Violations > 0 {

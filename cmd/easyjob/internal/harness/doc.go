@@ -12,9 +12,12 @@
 //     then measures with pgbench what the finish write pattern alone
 //     sustains on the server, to give the capacity as a share of it.
 //   - Chaos runs node processes and SIGKILLs, SIGSTOPs and restarts them
-//     (and PostgreSQL, with --pg-restart), then reports failover times,
-//     duplicates (allowed re-runs of interrupted fires vs violations), lost
-//     fires and processes that exited on their own.
+//     (and PostgreSQL, with --pg-restart or --pg-stop; it silences the
+//     path to PostgreSQL with --silent-path and steps the database's clock
+//     with --clock-step, on a private server run under libfaketime), then
+//     reports failover times, duplicates (allowed re-runs of interrupted
+//     fires vs violations), lost fires and processes that exited on their
+//     own.
 //   - Node is the hidden NodeCommand: one node process. Bench and Chaos
 //     start node processes by copying the running binary (os.Executable)
 //     into the run's directory and executing it with NodeCommand, so the
@@ -26,5 +29,6 @@
 // wrapped in a counting decorator whose counters a node process rewrites
 // to a stats file every second. After the run the harness reads the
 // ledgers and counters, never the scheduler's own tables. Each run creates
-// its own database next to the one --dsn names and drops it afterwards.
+// its own database next to the one --dsn names (with chaos --clock-step,
+// on its private server) and drops it afterwards.
 package harness
