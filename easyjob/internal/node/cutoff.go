@@ -28,6 +28,14 @@ func (n *Node) cutOff() (back <-chan struct{}, cut bool) {
 // (the fire runs, late by the wait) and false when the node turns suspect
 // or ctx ends (the fire is not run here; the group runs it once).
 func (n *Node) awaitDatabase(ctx context.Context) bool {
+	if _, cut := n.cutOff(); !cut {
+		return true // every fire asks: no timer, no defer on this path
+	}
+	return n.holdCutOff(ctx)
+}
+
+// holdCutOff waits while the node is cut off (awaitDatabase).
+func (n *Node) holdCutOff(ctx context.Context) bool {
 	var timer *time.Timer
 	defer func() {
 		if timer != nil {
