@@ -38,7 +38,10 @@ func TestInTxExactlyOnce(t *testing.T) {
 	}
 	var fenceOnce atomic.Bool
 	start(t, fastConfig(pg, group), func(s *Scheduler) {
-		must(t, s.Register("ok", "* * * * * *", write, InTx()))
+		must(t, s.Register("ok", "* * * * * *", func(ctx context.Context) error {
+			time.Sleep(30 * time.Millisecond) // a run that takes time: its row must say so
+			return write(ctx)
+		}, InTx()))
 		must(t, s.Register("fails", "* * * * * *", func(ctx context.Context) error {
 			if err := write(ctx); err != nil {
 				return err
@@ -97,6 +100,11 @@ func TestInTxExactlyOnce(t *testing.T) {
 	for _, x := range runs("ok", repository.ExecSucceeded) {
 		if !ok[x.ScheduledAt.UTC()] {
 			t.Errorf("succeeded run of %v has no write", x.ScheduledAt)
+		}
+		// The finish runs in a transaction begun before the job: its row
+		// still ends when the job did, not when the transaction began.
+		if d := x.Duration(); d < 25*time.Millisecond {
+			t.Errorf("run of %v took %v by its row; the job took 30 ms", x.ScheduledAt, d)
 		}
 	}
 	if w := written("fails"); len(w) != 0 {

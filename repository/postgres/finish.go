@@ -46,12 +46,15 @@ import (
 // Only the keep branch leaves the task claimed.
 // measuredStart and measuredEnd are a run's start and end as measured
 // where its job ran (Finish.Started, Finish.Ran), never after the
-// store's now; with no measured start the end is now.
+// store's now; with no measured start the end is now. "Now" is the
+// statement's time, not the transaction's (now()): a finish may run in a
+// job's transaction begun before the job (TxFinisher), and its run ends
+// when the job did. For a statement of its own the two are the same.
 const (
-	measuredStart = `least(timestamptz 'epoch' + l.started_us * interval '1 microsecond', now())`
+	measuredStart = `least(timestamptz 'epoch' + l.started_us * interval '1 microsecond', statement_timestamp())`
 	measuredEnd   = `CASE WHEN l.started_us <> 0
-      THEN least(timestamptz 'epoch' + (l.started_us + l.ran_us) * interval '1 microsecond', now())
-      ELSE now() END`
+      THEN least(timestamptz 'epoch' + (l.started_us + l.ran_us) * interval '1 microsecond', statement_timestamp())
+      ELSE statement_timestamp() END`
 )
 
 const finishSQL = `WITH v AS (
@@ -73,8 +76,8 @@ u AS (
     version = t.version + 1,
     last_status = l.status,
     last_error = l.err,
-    last_finished_at = now(),
-    updated_at = now(),
+    last_finished_at = statement_timestamp(),
+    updated_at = statement_timestamp(),
     status = CASE
       WHEN l.done THEN 'finished'
       WHEN t.trigger_requested THEN 'pending'
@@ -87,7 +90,7 @@ u AS (
       THEN t.node_id END,
     next_start_time = CASE
       WHEN l.done THEN t.next_start_time
-      WHEN t.trigger_requested THEN now()
+      WHEN t.trigger_requested THEN statement_timestamp()
       WHEN t.cron <> l.cron THEN t.next_start_time
       ELSE coalesce(l.next, t.next_start_time) END,
     attempt = CASE
@@ -118,7 +121,7 @@ a AS (
     (task_id, parent_execution_id, node_id, scheduled_at, attempt, misfire, kind, status, error, started_at, finished_at)
   SELECT l.id, nullif(l.parent, 0), l.node_id, l.scheduled, greatest(l.run_attempt, 1), l.misfire, l.run_kind,
     CASE WHEN l.held THEN l.status ELSE 'fenced' END, l.err,
-    CASE WHEN l.started_us <> 0 THEN ` + measuredStart + ` ELSE now() - l.ran_us * interval '1 microsecond' END,
+    CASE WHEN l.started_us <> 0 THEN ` + measuredStart + ` ELSE statement_timestamp() - l.ran_us * interval '1 microsecond' END,
     ` + measuredEnd + `
   FROM l
   WHERE l.run AND l.exec_id = 0 AND NOT EXISTS (
