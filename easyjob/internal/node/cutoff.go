@@ -17,8 +17,8 @@ func (n *Node) cutOff() (back <-chan struct{}, cut bool) {
 	if back := n.outage.awaiting(); back != nil {
 		return back, true
 	}
-	last := n.lastBeat.Load()
-	return nil, last != 0 && time.Since(time.Unix(0, last)) > n.cfg.LiveAfter
+	by := n.unseenBy.Load() // monotonic: a step of the local clock is not a silence
+	return nil, by != 0 && mono() > time.Duration(by)
 }
 
 // awaitDatabase holds a fire that came due while this node is cut off.

@@ -48,6 +48,7 @@ type Node struct {
 
 	lastBeat     atomic.Int64    // unix nanos (local) when the last good heartbeat was sent
 	silentBy     atomic.Int64    // mono nanos from which the node is suspect unless it beats again; 0 before the first beat
+	unseenBy     atomic.Int64    // mono nanos from which peers see the node as not live (LiveAfter) unless it beats again; 0 before the first beat
 	seenSince    atomic.Int64    // unix nanos (local) since when heartbeats succeed without a gap; 0 after a failure
 	stopping     atomic.Bool     // shutdown began: claim nothing more, keep nothing
 	idle         atomic.Bool     // the last loader pass found nothing due
@@ -137,6 +138,7 @@ func (n *Node) suspectAt(now time.Duration) bool {
 func (n *Node) beat(sent time.Time) {
 	n.lastBeat.Store(sent.UnixNano())
 	n.silentBy.Store(int64(monoAt(sent) + n.cfg.DeadAfter - n.cfg.HeartbeatInterval/2))
+	n.unseenBy.Store(int64(monoAt(sent) + n.cfg.LiveAfter))
 }
 
 // silentAt is the local time from which the node is suspect unless it
