@@ -12,6 +12,16 @@ import (
 // housekeepInterval is how often a node prunes the history and stale tasks.
 const housekeepInterval = time.Minute
 
+// housekeepEvery is housekeepInterval once the node has heartbeated, and
+// a heartbeat interval before: the first pass (a collision found at
+// start-up) must not wait a minute because it came before the first beat.
+func (n *Node) housekeepEvery() time.Duration {
+	if n.beats.Load() == 0 {
+		return n.cfg.HeartbeatInterval
+	}
+	return housekeepInterval
+}
+
 // housekeep checks for task name collisions (every node), then applies
 // Config.HistoryMaxAge and HistoryMaxRows (it deletes old finished runs of
 // the group) and Config.StaleTaskExpiry. Only the live node with the
@@ -19,6 +29,9 @@ const housekeepInterval = time.Minute
 // view yet), so a big group does not send one delete per node per minute;
 // running executions are never deleted.
 func (n *Node) housekeep(ctx context.Context) error {
+	if n.beats.Load() == 0 {
+		return nil // its task set is published with its first heartbeat: nothing to compare yet
+	}
 	if err := n.checkCollisions(ctx); err != nil {
 		return err
 	}

@@ -20,10 +20,6 @@ func loop(ctx context.Context, o *outage, name string, interval time.Duration, w
 
 // loopEvery is loop with an interval read after each successful step.
 func loopEvery(ctx context.Context, o *outage, name string, every func() time.Duration, wake <-chan struct{}, step func(context.Context) error) {
-	// Retries back off, but never beyond the interval (or 1 s): a heartbeat
-	// that failed must come back within one interval of the database, or
-	// its peers, judging it after an outage, would find it silent.
-	maxBackoff := max(every(), time.Second)
 	failures := 0
 	timer := time.NewTimer(0) // first pass at once
 	defer timer.Stop()
@@ -51,7 +47,11 @@ func loopEvery(ctx context.Context, o *outage, name string, every func() time.Du
 			return
 		case err != nil:
 			failures++
-			wait = schedule.Backoff(failures, min(wait, time.Second)/2+time.Millisecond, maxBackoff)
+			// Retries back off, but never beyond the interval (or 1 s): a
+			// heartbeat that failed must come back within one interval of
+			// the database, or its peers, judging it after an outage, would
+			// find it silent.
+			wait = schedule.Backoff(failures, min(wait, time.Second)/2+time.Millisecond, max(every(), time.Second))
 			o.fail(name, err, wait)
 		case failures > 0:
 			o.log.Debug().Str("loop", name).Int("failures", failures).Msg("easyjob: loop recovered")

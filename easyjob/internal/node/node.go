@@ -180,7 +180,7 @@ func (n *Node) Run(ctx context.Context) error {
 	defer stopWork()
 	workWG.Go(func() { loopEvery(work, n.outage, "loader", n.loadEvery, n.wake, n.load) })
 	workWG.Go(func() { loop(work, n.outage, "recover", n.cfg.RecoverInterval, nil, n.recoverOrphans) })
-	workWG.Go(func() { loop(work, n.outage, "housekeep", housekeepInterval, nil, n.housekeep) })
+	workWG.Go(func() { loopEvery(work, n.outage, "housekeep", n.housekeepEvery, nil, n.housekeep) })
 	workWG.Go(func() { loop(work, n.outage, "reconcile", n.cfg.HeartbeatInterval, n.reconcileNow, n.reconcileStep) })
 	workWG.Go(func() { n.boss(work) })
 	workWG.Go(func() { n.watchHandovers(work) })
