@@ -33,6 +33,7 @@ type Store struct {
 	prio   *priorityConn // heartbeats and live views
 	opts   optionsMemo   // decoded task options, by their JSON
 	probe  time.Duration // LISTEN's probe interval; 0: listenProbe (tests set it)
+	txs    txGate        // the run transactions open (BeginFinish)
 	// owned says whether Close closes db: true only when Open created it.
 	owned bool
 }
