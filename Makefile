@@ -3,7 +3,7 @@ GO ?= go
 EASYJOB_TEST_DSN ?= postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable
 export EASYJOB_TEST_DSN
 
-.PHONY: test lint lint-install bench bench-store chaos chaos-clock quickstart
+.PHONY: test lint lint-install bench bench-store chaos chaos-clock chaos-patroni quickstart
 
 test: lint
 	$(GO) test -race -count=1 -timeout 15m ./...
@@ -60,6 +60,14 @@ chaos:
 chaos-clock:
 	@ls /usr/lib/*/faketime/libfaketime.so.1 >/dev/null 2>&1 || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq faketime >/dev/null; }
 	$(GO) run ./cmd/easyjob chaos --procs 3 --tasks 30 --clock-step 5s --fault-every 12s --duration 90s
+
+# Chaos on a private PostgreSQL cluster of 3 Patroni members (synchronous
+# mode, one etcd) started for the run: switchovers, SIGKILLs of the
+# leader's postmaster and of the leader's Patroni with its PostgreSQL take
+# turns with node kills and freezes; the nodes use a multi-host DSN.
+chaos-patroni:
+	@command -v patroni >/dev/null 2>&1 && command -v etcd >/dev/null 2>&1 || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq patroni etcd-server >/dev/null; }
+	$(GO) run ./cmd/easyjob chaos --procs 3 --tasks 30 --chain-depth 2 --patroni --fault-every 20s --duration 150s
 
 quickstart:
 	$(GO) run ./examples/quickstart

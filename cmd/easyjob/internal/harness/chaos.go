@@ -24,6 +24,7 @@ type chaosOpts struct {
 	silentPath   time.Duration // silence the nodes' network path to PostgreSQL this long as a fault (0 = never)
 	clockStep    time.Duration // step the database server's wall clock by this much, forward then back, as a fault (0 = never)
 	libfaketime  string        // path of libfaketime.so.1 with --clock-step
+	patroni      bool          // run on a private 3-member Patroni cluster and fail it over as faults
 	seed         uint64
 	quiet        bool
 	keep         bool
@@ -53,13 +54,14 @@ func (c *chaosCmd) flagSet() *flag.FlagSet {
 	fs.IntVar(&o.procs, "procs", 3, "node processes")
 	fs.DurationVar(&o.duration, "duration", 60*time.Second, "run time")
 	fs.DurationVar(&o.warmup, "warmup", 8*time.Second, "time before the first fault")
-	fs.DurationVar(&o.faultEvery, "fault-every", 10*time.Second, "time between faults (kill, freeze[, pg-restart, pg-stop, silent-path, clock-step] in turn)")
+	fs.DurationVar(&o.faultEvery, "fault-every", 10*time.Second, "time between faults (kill, freeze[, pg-restart, pg-stop, silent-path, clock-step, switchover, primary-kill, patroni-kill] in turn)")
 	fs.DurationVar(&o.restartAfter, "restart-after", 5*time.Second, "a killed node is restarted after this")
 	fs.DurationVar(&o.freezeFor, "freeze-for", 0, "a frozen node is resumed after this (0 = dead threshold + 3s)")
 	fs.StringVar(&o.pgRestart, "pg-restart", "", "shell command that restarts PostgreSQL (e.g. 'pg_ctlcluster 15 main restart'); empty = never")
 	fs.DurationVar(&o.pgStop, "pg-stop", 0, "stop PostgreSQL for this long as a fault, in turn with kill and freeze (pg_ctlcluster; 0 = never)")
 	fs.DurationVar(&o.silentPath, "silent-path", 0, "as a fault in turn with the others, drop every byte between the nodes and PostgreSQL for this long without closing a socket (a NAT flush, a moved virtual IP); the nodes reach the server through a relay; 0 = never")
 	fs.DurationVar(&o.clockStep, "clock-step", 0, "as a fault in turn with the others, step the database server's wall clock by this much, forward, then back on its next turn (an NTP step, a failover to a standby whose clock differs); the nodes' clocks stay put. The run then uses a private PostgreSQL server started under libfaketime (Debian package faketime), not --dsn's; 0 = never")
+	fs.BoolVar(&o.patroni, "patroni", false, "run on a private PostgreSQL cluster of 3 Patroni members (synchronous mode) and one etcd started for the run, not --dsn's server; the nodes connect with a multi-host DSN (target_session_attrs=read-write), and switchover, primary-kill (SIGKILL the leader's postmaster) and patroni-kill (SIGKILL the leader's Patroni and PostgreSQL; its Patroni is restarted once writes are back) take turns with the other faults. Needs Debian's patroni and etcd-server packages")
 	fs.StringVar(&o.pgCluster, "pg-cluster", "", "the cluster --pg-stop stops, as pg_ctlcluster's \"VERSION NAME\" (default: the newest under /etc/postgresql, main)")
 	fs.Uint64Var(&o.seed, "seed", 0, "random seed (0 = from the clock; printed)")
 	c.output.addFlags(fs)
@@ -102,6 +104,16 @@ func (c *chaosCmd) check(fs *flag.FlagSet) error {
 			return fmt.Errorf("--clock-step: %w", err)
 		}
 		o.libfaketime = lib
+	}
+	if o.patroni {
+		// The other database faults act on --dsn's server or on a
+		// single-host path, which a run with --patroni does not use.
+		if o.pgStop > 0 || o.pgRestart != "" || o.clockStep > 0 || o.silentPath > 0 {
+			return errors.New("--patroni runs a private cluster: it cannot be combined with --pg-stop, --pg-restart, --clock-step or --silent-path")
+		}
+		if err := checkPatroniTools(); err != nil {
+			return fmt.Errorf("--patroni: %w", err)
+		}
 	}
 	_, dead, _ := o.params.effective()
 	if o.freezeFor == 0 {

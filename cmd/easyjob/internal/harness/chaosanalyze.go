@@ -52,6 +52,7 @@ func analyzeChaos(res *chaosResult, fires []fire, p nodeParams, from, to time.Ti
 	}
 	res.analyzeFailovers(ids, byTask)
 	res.analyzeResumes(byTask)
+	res.analyzePatroniFaults(tasks, byTask, to, lostAfter)
 	res.classifyDuplicates(fires)
 	res.findLost(tasks, byTask, from, to, lostAfter)
 	res.findLostSteps(p, byTask, from, to.Add(-lostAfter))
@@ -159,6 +160,7 @@ func (res *chaosResult) classifyDuplicates(fires []fire) {
 		default:
 			res.AllowedReruns += extra
 		}
+		res.chargeDuplicate(first.Start, last.Start, extra, dupIsViolation(class))
 		if !dupIsViolation(class) && len(res.DupDetails) >= 50 {
 			continue
 		}

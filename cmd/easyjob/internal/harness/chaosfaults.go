@@ -12,7 +12,8 @@ import (
 )
 
 // event is a scheduled step of a chaos run: a fault to inject (kill,
-// freeze, pg-restart, pg-stop, silent-path, clock-step) or the end of one
+// freeze, pg-restart, pg-stop, silent-path, clock-step, switchover,
+// primary-kill, patroni-kill) or the end of one
 // (restart, cont, heal).
 type event struct {
 	at   time.Time
@@ -29,7 +30,11 @@ type event struct {
 // of the clock back holds every task for the step, so it counts as an
 // outage that long.
 func (r *chaosRun) schedule(t0 time.Time, recovery time.Duration) {
-	tail := max(r.o.restartAfter, r.o.freezeFor, r.o.pgStop, r.o.silentPath, r.o.clockStep) + recovery + 4*time.Second
+	var patroni time.Duration
+	if r.o.patroni {
+		patroni = patroniOutage
+	}
+	tail := max(r.o.restartAfter, r.o.freezeFor, r.o.pgStop, r.o.silentPath, r.o.clockStep, patroni) + recovery + 4*time.Second
 	kinds := faultKinds(r.o)
 	for i, at := 0, t0.Add(r.o.warmup); !at.After(r.end.Add(-tail)); i, at = i+1, at.Add(r.o.faultEvery) {
 		r.todo = append(r.todo, event{at: at, what: kinds[i%len(kinds)]})
@@ -50,6 +55,9 @@ func faultKinds(o chaosOpts) []string {
 	}
 	if o.clockStep > 0 {
 		kinds = append(kinds, "clock-step")
+	}
+	if o.patroni {
+		kinds = append(kinds, patroniKinds...)
 	}
 	return kinds
 }
@@ -96,6 +104,12 @@ func (r *chaosRun) inject(ev event, now time.Time) {
 		r.endFault(ev.f)
 	case "clock-step":
 		r.stepClock()
+	case "switchover", "primary-kill", "patroni-kill":
+		// At is set again when the fault is issued, once the leader is
+		// known.
+		f := &fault{Kind: ev.what, At: now}
+		r.addFault(f)
+		r.pgWG.Go(func() { r.patroniFault(f) })
 	}
 }
 

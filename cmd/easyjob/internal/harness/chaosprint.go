@@ -24,7 +24,9 @@ func (r *chaosResult) print(w io.Writer) {
 		if f.ResumedOnSelf > 0 {
 			note += fmt.Sprintf("%d resumed on the same node; ", f.ResumedOnSelf)
 		}
-		if f.Resume.N > 0 {
+		if isPatroniFault(f.Kind) {
+			note += f.patroniNote()
+		} else if f.Resume.N > 0 {
 			note += fmt.Sprintf("fires resumed %s (p50) / %s (max) after PostgreSQL answered; ", fmtMS(f.Resume.P50), fmtMS(f.Resume.Max))
 		}
 		if f.Kind == "clock-step" {
@@ -37,7 +39,11 @@ func (r *chaosResult) print(w io.Writer) {
 		if f.Failover.N > 0 {
 			p50, p99, mx = fmtMS(f.Failover.P50), fmtMS(f.Failover.P99), fmtMS(f.Failover.Max)
 		}
-		ft.add(f.At.UTC().Format("15:04:05.0"), f.Kind, orDash(f.Proc), fmtIDs(f.NodeIDs), lasted, f.Tasks, p50, p99, mx, strings.TrimSuffix(note, "; "))
+		proc := f.Proc
+		if f.Leader != "" {
+			proc = "leader " + f.Leader
+		}
+		ft.add(f.At.UTC().Format("15:04:05.0"), f.Kind, orDash(proc), fmtIDs(f.NodeIDs), lasted, f.Tasks, p50, p99, mx, strings.TrimSuffix(note, "; "))
 	}
 	ft.write(w, "  ")
 	fmt.Fprintln(w)
@@ -59,8 +65,16 @@ func (r *chaosResult) print(w io.Writer) {
 		dup += fmt.Sprintf(", %d around a clock step", r.ClockDuplicates)
 		lost += fmt.Sprintf("; held by a step back of the database's clock (silent <= threshold + step): %d", r.ClockHeld)
 	}
+	for _, k := range patroniKinds {
+		if line, ok := r.patroniSummary(k); ok {
+			tb.add(k, line)
+		}
+	}
 	tb.add("duplicates", dup+")")
 	tb.add("lost fires", lost)
+	if r.FailoverLost > 0 || hasPatroniFault(r.Faults) {
+		tb.add("not resumed", fmt.Sprintf("%d  (tasks without a fire within %s of the database accepting writes after a Patroni fault)", r.FailoverLost, fmtMS(r.LostThresholdMS)))
+	}
 	if r.ChainFires > 0 {
 		tb.add("lost chain steps", r.lostStepsLine())
 	}
@@ -150,4 +164,34 @@ func signedMS(v float64) string {
 		return "+" + fmtMS(v)
 	}
 	return fmtMS(v)
+}
+
+// patroniNote describes a Patroni fault: who took the writes and when,
+// how the fires followed, and when the cluster was whole again.
+func (f *fault) patroniNote() string {
+	var note string
+	if !f.Until.IsZero() {
+		note += fmt.Sprintf("writes accepted by %s after %s; ", f.NewLeader, fmtMS(ms(f.Until.Sub(f.At))))
+	}
+	if f.Resume.N > 0 {
+		note += fmt.Sprintf("fires resumed %s (p50) / %s (max) after writes; ", fmtMS(f.Resume.P50), fmtMS(f.Resume.Max))
+	}
+	if f.Unjudged {
+		note += "writes came back too late in the run to judge lost fires; "
+	}
+	note += fmt.Sprintf("%d not resumed, %d doubled (+%d allowed re-runs); ", f.LostTasks, f.Doubled, f.Reruns)
+	if f.HealedMS > 0 {
+		note += fmt.Sprintf("%d members again after %s; ", patroniMembers, fmtMS(f.HealedMS))
+	}
+	return note
+}
+
+// hasPatroniFault reports whether faults hold a Patroni fault.
+func hasPatroniFault(faults []*fault) bool {
+	for _, f := range faults {
+		if isPatroniFault(f.Kind) {
+			return true
+		}
+	}
+	return false
 }

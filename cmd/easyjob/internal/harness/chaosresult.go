@@ -9,7 +9,7 @@ const interruptWindow = 5 * time.Second
 
 // fault is one injected (or spontaneous) failure.
 type fault struct {
-	Kind    string    `json:"kind"` // kill | freeze | pg-restart | pg-stop | silent-path | clock-step | exit (a process exited on its own)
+	Kind    string    `json:"kind"` // kill | freeze | pg-restart | pg-stop | silent-path | clock-step | switchover | primary-kill | patroni-kill | exit (a process exited on its own)
 	Proc    string    `json:"proc,omitempty"`
 	NodeIDs []int64   `json:"node_ids,omitempty"`
 	At      time.Time `json:"at"`
@@ -33,9 +33,24 @@ type fault struct {
 	SeenOffsetMS *float64 `json:"db_clock_offset_seen_ms,omitempty"`
 	AfterStep    latency  `json:"first_fire_after_step,omitempty"`
 	StepLag      latency  `json:"start_lag_after_step,omitempty"`
-	idx          int      // incarnation index
-	step         time.Duration
-	failovers    []time.Duration
+	// Patroni faults (--patroni): the leader struck and the member that
+	// accepted writes next (Until is when it did; Resume is measured from
+	// then), the tasks that did not fire within the lost-fire threshold of
+	// it, the duplicates in the fault's window (violations and allowed
+	// re-runs), and how long from the fault the cluster took to be back to
+	// a leader and two streaming replicas.
+	Leader    string  `json:"leader,omitempty"`
+	NewLeader string  `json:"writes_accepted_by,omitempty"`
+	LostTasks int     `json:"tasks_not_resumed,omitempty"`
+	Doubled   int     `json:"doubled,omitempty"`
+	Reruns    int     `json:"allowed_reruns,omitempty"`
+	HealedMS  float64 `json:"cluster_healed_ms,omitempty"`
+	Unjudged  bool    `json:"too_late_to_judge_lost,omitempty"` // writes came back less than the lost-fire threshold before the steady window closed
+	struck    bool    // the fault was issued (not given up before, e.g. for want of a leader)
+	win       [2]time.Time
+	idx       int // incarnation index
+	step      time.Duration
+	failovers []time.Duration
 }
 
 // clockStep is a clock-step fault as the analysis uses it: at local time
@@ -110,6 +125,7 @@ type chaosResult struct {
 	Violations      int         `json:"violations"`
 	DupDetails      []dupReport `json:"duplicate_details,omitempty"`
 	Lost            int         `json:"lost_fires"`
+	FailoverLost    int         `json:"tasks_not_resumed_after_db_failover,omitempty"`
 	PGDelayed       int         `json:"delayed_by_pg_restart"`
 	ClockHeld       int         `json:"held_by_clock_step_back,omitempty"`
 	LostDetails     []lostFire  `json:"lost_details,omitempty"`

@@ -26,13 +26,17 @@ type chaosRun struct {
 	count    map[string]int   // faults by kind
 	relay    *netfault.Relay  // between the nodes and PostgreSQL with --silent-path
 	clock    *fakeClockServer // the private server whose clock --clock-step steps
+	pat      *patroniCluster  // the private cluster --patroni fails over
+	patMu    sync.Mutex       // one Patroni fault at a time
+	ctx      context.Context  // the run's: ends the Patroni faults' waits on a SIGINT
 }
 
 // runChaos creates a scratch database, runs o.procs node processes on it
 // while injecting faults, and analyses their ledgers. The database is
 // dropped on every path; the ledgers and logs are kept on a failure or
 // with --keep. With --clock-step the database lives on a private server
-// started for the run and stopped (its files removed) on every path.
+// started for the run and stopped (its files removed) on every path; with
+// --patroni on a private Patroni cluster, likewise.
 func runChaos(ctx context.Context, o chaosOpts) (_ *chaosResult, err error) {
 	hb, dead, rec := o.params.effective()
 	var clock *fakeClockServer
@@ -43,7 +47,24 @@ func runChaos(ctx context.Context, o chaosOpts) (_ *chaosResult, err error) {
 		defer clock.stop() // deferred first: runs after the database is dropped
 		o.admin = clock.dsn
 	}
-	db, err := createScratch(ctx, o.admin)
+	var pat *patroniCluster
+	if o.patroni {
+		started := time.Now()
+		if pat, err = startPatroniCluster(ctx); err != nil {
+			return nil, fmt.Errorf("--patroni: start the cluster: %w", err)
+		}
+		defer pat.stop() // deferred before the drop: runs after it
+		o.admin = pat.dsn
+		if !o.quiet {
+			fmt.Fprintf(os.Stderr, "easyjob chaos: Patroni cluster (etcd + %d members) up in %.1fs; nodes use %s\n", patroniMembers, time.Since(started).Seconds(), pat.dsn)
+		}
+	}
+	var db *scratchDB
+	if pat != nil {
+		db, err = pat.createScratch(ctx)
+	} else {
+		db, err = createScratch(ctx, o.admin)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -74,6 +95,7 @@ func runChaos(ctx context.Context, o chaosOpts) (_ *chaosResult, err error) {
 			LostThresholdMS: ms(dead + rec + 2*time.Second), FailoverBoundMS: ms(dead + rec + 500*time.Millisecond),
 		},
 		seenExit: map[int]bool{}, count: map[string]int{}, relay: relay, clock: clock,
+		pat: pat, ctx: ctx,
 	}
 	for i := range o.procs {
 		if _, err := c.start(i); err != nil {
@@ -96,6 +118,9 @@ func runChaos(ctx context.Context, o chaosOpts) (_ *chaosResult, err error) {
 	r.collect(t0, tEnd, dead+rec+2*time.Second)
 	if res.Failed || o.keep {
 		res.Dir = dir
+		if pat != nil {
+			pat.saveLogs(dir)
+		}
 	} else {
 		os.RemoveAll(dir)
 	}
@@ -139,9 +164,13 @@ func (r *chaosRun) printProgress(prog *progress, now, t0 time.Time, fires int, r
 			}
 		}
 	}
-	prog.printf("chaos %3.0fs/%.0fs  procs %d/%d (%d frozen)  fires %d  %.0f/s  faults: %d kill, %d freeze, %d pg-restart, %d pg-stop, %d silent-path, %d clock-step, %d self-exit",
+	patroni := ""
+	if r.pat != nil {
+		patroni = fmt.Sprintf(", %d switchover, %d primary-kill, %d patroni-kill", r.count["switchover"], r.count["primary-kill"], r.count["patroni-kill"])
+	}
+	prog.printf("chaos %3.0fs/%.0fs  procs %d/%d (%d frozen)  fires %d  %.0f/s  faults: %d kill, %d freeze, %d pg-restart, %d pg-stop, %d silent-path, %d clock-step%s, %d self-exit",
 		now.Sub(t0).Seconds(), r.o.duration.Seconds(), running, r.o.procs, frozen, fires,
-		rate, r.count["kill"], r.count["freeze"], r.count["pg-restart"], r.count["pg-stop"], r.count["silent-path"], r.count["clock-step"], r.count["exit"])
+		rate, r.count["kill"], r.count["freeze"], r.count["pg-restart"], r.count["pg-stop"], r.count["silent-path"], r.count["clock-step"], patroni, r.count["exit"])
 }
 
 // collect reads the ledgers and stats of every node process after the run
@@ -175,6 +204,14 @@ func (r *chaosRun) collect(t0, tEnd time.Time, lostAfter time.Duration) {
 			}
 			res.pgWindows = append(res.pgWindows, [2]time.Time{f.At.Add(-time.Second), until.Add(lostAfter)})
 		}
+		if isPatroniFault(f.Kind) && f.struck {
+			// As for a PostgreSQL restart: the outage itself is no lost
+			// fire; the tasks not back within lostAfter of the writes
+			// are (see analyzePatroniFaults). A fault given up before it
+			// was issued excuses nothing.
+			f.win = patroniWindow(f, tEnd, lostAfter)
+			res.pgWindows = append(res.pgWindows, f.win)
+		}
 	}
 	res.clockSteps = clockStepsOf(res.Faults)
 	analyzeChaos(res, fires, r.c.params, t0.Add(steadyStart), tEnd.Add(-steadyEndMargin), lostAfter)
@@ -184,6 +221,9 @@ func (r *chaosRun) collect(t0, tEnd time.Time, lostAfter time.Duration) {
 	}
 	if res.Lost > 0 {
 		res.FailureReasons = append(res.FailureReasons, fmt.Sprintf("%d lost fires", res.Lost))
+	}
+	if res.FailoverLost > 0 {
+		res.FailureReasons = append(res.FailureReasons, fmt.Sprintf("%d tasks did not fire within %s of the database accepting writes after a Patroni fault", res.FailoverLost, fmtMS(ms(lostAfter))))
 	}
 	if res.LostSteps > 0 {
 		res.FailureReasons = append(res.FailureReasons, fmt.Sprintf("%d chain steps lost", res.LostSteps))

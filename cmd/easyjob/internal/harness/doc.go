@@ -14,7 +14,9 @@
 //   - Chaos runs node processes and SIGKILLs, SIGSTOPs and restarts them
 //     (and PostgreSQL, with --pg-restart or --pg-stop; it silences the
 //     path to PostgreSQL with --silent-path and steps the database's clock
-//     with --clock-step, on a private server run under libfaketime), then
+//     with --clock-step, on a private server run under libfaketime; with
+//     --patroni it runs on a private 3-member Patroni cluster and switches
+//     it over, kills its leader's postmaster or its leader's Patroni), then
 //     reports failover times, duplicates (allowed re-runs of interrupted
 //     fires vs violations), lost fires and processes that exited on their
 //     own.
@@ -29,6 +31,6 @@
 // wrapped in a counting decorator whose counters a node process rewrites
 // to a stats file every second. After the run the harness reads the
 // ledgers and counters, never the scheduler's own tables. Each run creates
-// its own database next to the one --dsn names (with chaos --clock-step,
-// on its private server) and drops it afterwards.
+// its own database next to the one --dsn names (with chaos --clock-step
+// or --patroni, on its private server or cluster) and drops it afterwards.
 package harness
