@@ -78,6 +78,11 @@ func (r *chaosResult) print(w io.Writer) {
 	if r.ChainFires > 0 {
 		tb.add("lost chain steps", r.lostStepsLine())
 	}
+	if r.HistoryError != "" {
+		tb.add("unrecorded runs", "not checked: "+r.HistoryError)
+	} else {
+		tb.add("unrecorded runs", r.unrecordedLine())
+	}
 	tb.add("missed fire times", fmt.Sprintf("%d  (informational: fire times without a run; a late fire runs once per the misfire policy)", r.Missed))
 	tb.add("fenced finishes", fmt.Sprintf("%d  (+ %d starts refused: claim lost)", r.FencedFinishes, r.StartLost))
 	tb.add("recovered tasks", r.Recovered)

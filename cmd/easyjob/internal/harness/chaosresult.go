@@ -132,21 +132,27 @@ type chaosResult struct {
 	ChainFires      int         `json:"chain_fires"`
 	LostSteps       int         `json:"lost_chain_steps"`
 	LostStepDetails []lostStep  `json:"lost_chain_step_details,omitempty"`
-	FencedFinishes  int64       `json:"fenced_finishes"`
-	StartLost       int64       `json:"start_claim_lost"`
-	Recovered       int64       `json:"recovered_tasks"`
-	SelfExits       []selfExit  `json:"self_exits,omitempty"`
-	Incarnations    int         `json:"processes_started"`
-	Dir             string      `json:"dir,omitempty"`
-	StoreErrors     int64       `json:"store_errors"`
-	Failed          bool        `json:"failed"`
-	FailureReasons  []string    `json:"failure_reasons,omitempty"`
-	pgWindows       [][2]time.Time
-	clockSteps      []clockStep // by time
-	stepSettle      time.Duration
-	procNames       []string
-	killFailovers   []time.Duration
-	freezeFailovers []time.Duration
+	// Unrecorded: runs in the ledgers without their row in the history;
+	// UnrecordedKilled: those whose process was killed as they ran.
+	Unrecorded        int        `json:"unrecorded_runs"`
+	UnrecordedKilled  int        `json:"unrecorded_runs_killed"`
+	UnrecordedDetails []string   `json:"unrecorded_run_details,omitempty"`
+	HistoryError      string     `json:"history_error,omitempty"`
+	FencedFinishes    int64      `json:"fenced_finishes"`
+	StartLost         int64      `json:"start_claim_lost"`
+	Recovered         int64      `json:"recovered_tasks"`
+	SelfExits         []selfExit `json:"self_exits,omitempty"`
+	Incarnations      int        `json:"processes_started"`
+	Dir               string     `json:"dir,omitempty"`
+	StoreErrors       int64      `json:"store_errors"`
+	Failed            bool       `json:"failed"`
+	FailureReasons    []string   `json:"failure_reasons,omitempty"`
+	pgWindows         [][2]time.Time
+	clockSteps        []clockStep // by time
+	stepSettle        time.Duration
+	procNames         []string
+	killFailovers     []time.Duration
+	freezeFailovers   []time.Duration
 }
 
 // downsNode reports whether f took a node down (kill, freeze or a process

@@ -13,11 +13,12 @@ import (
 
 // chaosRun is one chaos run while it injects faults.
 type chaosRun struct {
-	o   chaosOpts
-	c   *procCluster
-	rng *rand.Rand
-	res *chaosResult
-	end time.Time
+	o       chaosOpts
+	c       *procCluster
+	rng     *rand.Rand
+	res     *chaosResult
+	history map[runKey]bool // the run's history (recordedRuns); nil when it could not be read
+	end     time.Time
 
 	todo     []event
 	mu       sync.Mutex // guards res.Faults and the fault fields the PostgreSQL and clock goroutines write
@@ -115,6 +116,12 @@ func runChaos(ctx context.Context, o chaosOpts) (_ *chaosResult, err error) {
 		return nil, errInterrupted
 	}
 	res := r.res
+	// The history, read before the database is dropped: every run in the
+	// ledgers must have its row (collect).
+	if r.history, err = recordedRuns(ctx, db.dsn, p.Group); err != nil {
+		res.HistoryError = err.Error()
+		err = nil
+	}
 	r.collect(t0, tEnd, dead+rec+2*time.Second)
 	if res.Failed || o.keep {
 		res.Dir = dir
@@ -227,6 +234,12 @@ func (r *chaosRun) collect(t0, tEnd time.Time, lostAfter time.Duration) {
 	}
 	if res.LostSteps > 0 {
 		res.FailureReasons = append(res.FailureReasons, fmt.Sprintf("%d chain steps lost", res.LostSteps))
+	}
+	if r.history != nil {
+		res.findUnrecorded(fires, r.history)
+	}
+	if res.Unrecorded > 0 {
+		res.FailureReasons = append(res.FailureReasons, fmt.Sprintf("%d runs not recorded in the history", res.Unrecorded))
 	}
 	if len(res.SelfExits) > 0 {
 		res.FailureReasons = append(res.FailureReasons, fmt.Sprintf("%d processes exited on their own", len(res.SelfExits)))
