@@ -16,7 +16,7 @@ import (
 // whole pool would wait on their start records, which wait on a connection.
 func TestFinishTxLeavesConnections(t *testing.T) {
 	s := pgtest.OpenStore(t, pgtest.NewDatabase(t))
-	s.DB().DB.SetMaxOpenConns(4) // room for 2 transactions
+	s.DB().SetMaxOpenConns(4) // room for 2 transactions
 	ctx := context.Background()
 	a, err := s.BeginFinish(ctx)
 	if err != nil {
