@@ -105,12 +105,10 @@ func startFakeClockServer(ctx context.Context, lib string) (_ *fakeClockServer, 
 		}
 	}()
 	if os.Geteuid() == 0 {
-		u, err := user.Lookup("postgres")
+		uid, gid, err := postgresOSUser()
 		if err != nil {
-			return nil, fmt.Errorf("initdb refuses root and there is no postgres OS user to run it as: %w", err)
+			return nil, err
 		}
-		uid, _ := strconv.Atoi(u.Uid)
-		gid, _ := strconv.Atoi(u.Gid)
 		if err := os.Chown(dir, uid, gid); err != nil {
 			return nil, fmt.Errorf("give %s to postgres: %w", dir, err)
 		}
@@ -312,3 +310,16 @@ func (r *chaosRun) checkClock(f *fault, want time.Duration) {
 // clockCheckSlack is how far the offset a query sees may be from the one
 // written: well below the 250 ms a node counts as a step of the clock.
 const clockCheckSlack = 100 * time.Millisecond
+
+// postgresOSUser returns the uid and gid of the postgres OS user: when the
+// harness runs as root, PostgreSQL's programs (and Patroni) run as it,
+// for they refuse root.
+func postgresOSUser() (uid, gid int, err error) {
+	u, err := user.Lookup("postgres")
+	if err != nil {
+		return 0, 0, fmt.Errorf("PostgreSQL refuses root and there is no postgres OS user to run it as: %w", err)
+	}
+	uid, _ = strconv.Atoi(u.Uid)
+	gid, _ = strconv.Atoi(u.Gid)
+	return uid, gid, nil
+}

@@ -11,7 +11,6 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
-	"os/user"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -19,8 +18,9 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/easyjob-go/easyjob/repository/postgres"
 	"github.com/jackc/pgx/v5"
+
+	"github.com/easyjob-go/easyjob/repository/postgres"
 )
 
 // Patroni settings of the private cluster (--patroni): short enough that a
@@ -350,12 +350,10 @@ func startPatroniCluster(ctx context.Context) (_ *patroniCluster, err error) {
 	if os.Geteuid() == 0 {
 		// PostgreSQL refuses root: Patroni, and the servers it starts, run
 		// as the postgres OS user, which owns the dir.
-		u, err := user.Lookup("postgres")
+		uid, gid, err := postgresOSUser()
 		if err != nil {
-			return nil, fmt.Errorf("PostgreSQL refuses root and there is no postgres OS user to run Patroni as: %w", err)
+			return nil, err
 		}
-		uid, _ := strconv.Atoi(u.Uid)
-		gid, _ := strconv.Atoi(u.Gid)
 		c.cred = &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}
 	}
 	ports, err := freePorts(ctx, 2+2*patroniMembers)
