@@ -29,10 +29,16 @@ type Claim struct {
 	Spec    *spec.Spec
 	LocalAt time.Time // local fire time (database time minus clock offset)
 	Epoch   int64     // Set epoch when claimed: a silence since voids it
+	// Sched is the row's schedule (spec.Spec.ScheduleOf), worked out once
+	// per claim, not per fire; SchedErr says why the registered one stands
+	// in for a stored cron that does not parse.
+	Sched    *schedule.Schedule
+	SchedErr error
 
 	// Set by the boss when it fires the claim (Found), read-only afterwards.
 	FoundAt time.Time                // database time the fire was found due
 	Misfire repository.MisfireAction // "" when on time
+	Kind    repository.RunKind       // why the fire runs
 
 	// Bookkeeping of internal/dispatch, under the queue's and the pool's
 	// own locks: the position in the delay queue (-1 when not queued) and
@@ -209,6 +215,12 @@ const (
 // New returns a Queued claim of row t for spec, firing at local time
 // localAt, taken in epoch.
 func New(t repository.Task, s *spec.Spec, localAt time.Time, epoch int64) *Claim {
+	c := newClaim(t, s, localAt, epoch)
+	c.Sched, c.SchedErr = s.ScheduleOf(&t)
+	return c
+}
+
+func newClaim(t repository.Task, s *spec.Spec, localAt time.Time, epoch int64) *Claim {
 	return &Claim{Task: t, Spec: s, LocalAt: localAt, Epoch: epoch, QueueIndex: -1, started: make(chan struct{})}
 }
 
@@ -229,11 +241,24 @@ const voidVersion = -1
 // did not confirm.
 func (c *Claim) Void() bool { return c.void.Load() }
 
-// Found records the database time the boss found the fire due, and the
-// misfire action that lateness calls for.
+// Found records the database time the boss found the fire due, the
+// misfire action that lateness calls for, and so the kind of run.
 func (c *Claim) Found(now time.Time) {
 	c.FoundAt = now
 	c.Misfire = schedule.MisfireFor(&c.Spec.Opts, c.Task.NextStartTime, now)
+	c.Kind = repository.KindOf(c.Task, c.Misfire)
+}
+
+// Skips reports whether the fire is not to run: found late, its misfire
+// policy skips it, or its start record failed already.
+func (c *Claim) Skips() bool {
+	return (c.Misfire != "" && !c.Plan().Run) || c.StartFailed()
+}
+
+// Plan is the fire's misfire decision and next fire, as of the time it
+// was found due.
+func (c *Claim) Plan() schedule.Plan {
+	return schedule.PlanFire(*c.Sched, c.Spec.Opts, c.Task.NextStartTime, c.FoundAt)
 }
 
 // Wait records that the claim waits for a worker since at.
@@ -336,8 +361,7 @@ func (c *Claim) Recorded(stop <-chan struct{}, free Slots) (e repository.Executi
 // RunRecord is the execution a finish appends for this claim's fire.
 func (c *Claim) RunRecord() *repository.Execution {
 	return &repository.Execution{
-		ScheduledAt: c.Task.NextStartTime, Attempt: max(c.Task.Attempt, 1), Misfire: c.Misfire,
-		Kind: repository.KindOf(c.Task, c.Misfire),
+		ScheduledAt: c.Task.NextStartTime, Attempt: max(c.Task.Attempt, 1), Misfire: c.Misfire, Kind: c.Kind,
 	}
 }
 
@@ -390,7 +414,8 @@ func (c *Claim) Successor(f repository.Finish, localAt time.Time, epoch int64) *
 	t.NextStartTime = f.Next
 	t.Attempt = f.NextAttempt
 	t.Status = repository.TaskDoing
-	next := New(t, c.Spec, localAt, c.Epoch)
+	next := newClaim(t, c.Spec, localAt, c.Epoch)
+	next.Sched = c.Sched // same row, same cron: no need to work it out again
 	next.pred.Store(c)
 	c.mu.Lock()
 	defer c.mu.Unlock()

@@ -26,7 +26,7 @@ func BenchmarkPoolBurst(b *testing.B) {
 			defer func() { p.Close(); p.WaitWorkers() }()
 			claims := make([]*claim.Claim, burst)
 			for i := range claims {
-				claims[i] = claim.New(repository.Task{ID: repository.TaskID(i + 1)}, nil, time.Time{}, 0)
+				claims[i] = claim.New(repository.Task{ID: repository.TaskID(i + 1)}, testSpec, time.Time{}, 0)
 			}
 			b.ResetTimer()
 			for range b.N {

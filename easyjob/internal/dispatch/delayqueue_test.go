@@ -10,13 +10,14 @@ import (
 	"time"
 
 	"github.com/easyjob-go/easyjob/easyjob/internal/claim"
+	"github.com/easyjob-go/easyjob/easyjob/internal/spec"
 	"github.com/easyjob-go/easyjob/repository"
 )
 
 var dqT0 = time.Date(2026, 6, 15, 10, 0, 0, 0, time.UTC)
 
 func dqItem(id int64, at time.Duration) *claim.Claim {
-	return claim.New(repository.Task{ID: repository.TaskID(id)}, nil, dqT0.Add(at), 0)
+	return claim.New(repository.Task{ID: repository.TaskID(id)}, testSpec, dqT0.Add(at), 0)
 }
 
 func dqIDs(cs []*claim.Claim) []int64 {
@@ -95,7 +96,7 @@ func TestDelayQueueRemove(t *testing.T) {
 		}
 	}
 	// Never pushed: index 0 must not remove whatever is at 0.
-	stranger := claim.New(repository.Task{ID: 99}, nil, time.Time{}, 0)
+	stranger := claim.New(repository.Task{ID: 99}, testSpec, time.Time{}, 0)
 	if q.Remove(stranger) {
 		t.Fatal("removed an item that was never queued")
 	}
@@ -285,3 +286,7 @@ func BenchmarkDelayQueueBurst(b *testing.B) {
 		})
 	}
 }
+
+// testSpec is the task every test claim is of: the claims here are only
+// queued and run, never planned.
+var testSpec = &spec.Spec{Name: "t"}

@@ -13,7 +13,7 @@ import (
 // not before, and never later than its limit.
 func TestPoolWaitSettled(t *testing.T) {
 	p := NewPool(context.Background(), 1, func(context.Context, *claim.Claim) {})
-	a, b := claim.New(repository.Task{}, nil, time.Time{}, 0), claim.New(repository.Task{}, nil, time.Time{}, 0)
+	a, b := claim.New(repository.Task{}, testSpec, time.Time{}, 0), claim.New(repository.Task{}, testSpec, time.Time{}, 0)
 	a.Wait(time.Now())
 	b.Wait(time.Now())
 	p.waiting = []*claim.Claim{a, b}
@@ -51,7 +51,7 @@ func TestPoolWaitSettled(t *testing.T) {
 func TestPoolHandsSlotToOldestWaiter(t *testing.T) {
 	ran := make(chan *claim.Claim, 3)
 	p := NewPool(context.Background(), 1, func(ctx context.Context, c *claim.Claim) { ran <- c })
-	a, b, c := claim.New(repository.Task{ID: 1}, nil, time.Time{}, 0), claim.New(repository.Task{ID: 2}, nil, time.Time{}, 0), claim.New(repository.Task{ID: 3}, nil, time.Time{}, 0)
+	a, b, c := claim.New(repository.Task{ID: 1}, testSpec, time.Time{}, 0), claim.New(repository.Task{ID: 2}, testSpec, time.Time{}, 0), claim.New(repository.Task{ID: 3}, testSpec, time.Time{}, 0)
 	p.Submit(time.Now(), a)
 	p.Submit(time.Now(), b)
 	p.Submit(time.Now(), c)
@@ -97,7 +97,7 @@ func TestPoolReusesIdleWorkers(t *testing.T) {
 	}
 	const jobs = 20
 	for i := range jobs {
-		c := claim.New(repository.Task{ID: repository.TaskID(i + 1)}, nil, time.Time{}, 0)
+		c := claim.New(repository.Task{ID: repository.TaskID(i + 1)}, testSpec, time.Time{}, 0)
 		p.Submit(time.Now(), c)
 		<-ran
 		p.Wait()
@@ -122,7 +122,7 @@ func TestPoolExpireTakesTheOldest(t *testing.T) {
 	t0 := time.Now()
 	cs := make([]*claim.Claim, 5)
 	for i := range cs {
-		cs[i] = claim.New(repository.Task{ID: repository.TaskID(i + 1)}, nil, time.Time{}, 0)
+		cs[i] = claim.New(repository.Task{ID: repository.TaskID(i + 1)}, testSpec, time.Time{}, 0)
 		p.Submit(t0.Add(time.Duration(i)*time.Second), cs[i]) // no free slot: all wait
 	}
 	if late := p.Expire(t0); len(late) != 0 {

@@ -23,6 +23,10 @@ import (
 // is recorded when the database answers, and its finish leaves the fire
 // due, so the next run of it (here or on a peer) resumes the steps left.
 func (n *Node) executeChain(ctx context.Context, c *claim.Claim) {
+	if !n.mayStart(ctx, c) {
+		n.giveUp(c, "silence since the claim")
+		return
+	}
 	prior, err := n.priorChain(c)
 	if err != nil {
 		// The node stops with the database away: whether an earlier run
@@ -32,7 +36,10 @@ func (n *Node) executeChain(ctx context.Context, c *claim.Claim) {
 		n.claims.Drop(c)
 		return
 	}
-	o, runCtx, endRun := n.runFire(ctx, c, prior.rootDone())
+	// A resumed chain's root (done) is not a new fire: no misfire policy
+	// skips the steps it left.
+	skip := c.StartFailed() || (!prior.rootDone() && c.Skips())
+	o, runCtx, endRun := n.runFire(ctx, c, skip, prior.rootDone())
 	succeeded := o.status == repository.ExecSucceeded
 	if succeeded && prior.rootDone() {
 		n.log.Info().Str("task", c.Spec.Name).Int64("node", int64(prior.root.NodeID)).
@@ -146,7 +153,7 @@ func (n *Node) runChild(ctx context.Context, ch *spec.Spec, scheduled time.Time,
 		return false // not claimable (paused, or taken by an operator's action): its subtree is skipped
 	}
 	c.To(claim.Fired) // a child fires as soon as its parent's worker claimed it
-	sched := n.scheduleFor(&c.Task, ch)
+	sched := c.Sched
 	if !sched.Empty() {
 		// A child with its own cron runs only when that cron came due.
 		if c.Task.NextStartTime.After(now) {
@@ -170,7 +177,7 @@ func (n *Node) runChild(ctx context.Context, ch *spec.Spec, scheduled time.Time,
 		n.log.Warn().Err(err).Str("task", ch.Name).Msg("easyjob: could not record chain step start")
 		return true
 	}
-	runCtx, endRun := n.fired(ctx, ch, &c.Task, scheduled, n.dbNow(), "")
+	runCtx, endRun := n.fired(ctx, ch, &c.Task, scheduled, n.dbNow(), "", repository.RunChain)
 	status, began, ran, runErr := n.call(runCtx, ch, &c.Task, scheduled, nil)
 	if status == repository.ExecSucceeded {
 		interrupted = n.runChildren(runCtx, ch, scheduled, exec.ID, step{})

@@ -6,7 +6,6 @@ import (
 
 	"github.com/easyjob-go/easyjob/easyjob/internal/claim"
 	"github.com/easyjob-go/easyjob/easyjob/internal/schedule"
-	"github.com/easyjob-go/easyjob/easyjob/internal/spec"
 	"github.com/easyjob-go/easyjob/easyjob/observe"
 	"github.com/easyjob-go/easyjob/repository"
 )
@@ -45,30 +44,6 @@ func (n *Node) outcome(c *claim.Claim, execID int64, status repository.ExecStatu
 		f.Keep = true
 	}
 	return f
-}
-
-// plan is the next fire of fired claim c, as of the time it was found due.
-func (n *Node) plan(c *claim.Claim) schedule.Plan {
-	return schedule.PlanFire(n.scheduleFor(&c.Task, c.Spec), c.Spec.Opts, c.Task.NextStartTime, c.FoundAt)
-}
-
-// scheduleFor returns the schedule of the row's cron: the registered one,
-// or the row's own when an operator rescheduled the task.
-// An @every task anchored at its creation (EveryFromCreation) gets its
-// row's grid.
-func (n *Node) scheduleFor(t *repository.Task, sp *spec.Spec) schedule.Schedule {
-	s := sp.Sched
-	if t.Cron != sp.Cron {
-		var err error
-		if s, err = schedule.Parse(t.Cron, sp.Opts.Timezone); err != nil {
-			n.log.Error().Err(err).Str("task", t.Name).Msg("easyjob: stored cron is invalid; using the registered one")
-			s = sp.Sched
-		}
-	}
-	if sp.Opts.EveryFromCreation {
-		s = s.AnchoredAt(t.CreatedAt)
-	}
-	return s
 }
 
 // keepFor reports whether a finish may keep the claim for a next fire at
@@ -141,18 +116,6 @@ type laterFinish struct {
 	epoch int64
 }
 
-// firedOutcome is how a root fire ended, which its finish is built from.
-type firedOutcome struct {
-	execID    int64
-	status    repository.ExecStatus
-	err       error
-	appendRun bool                // no start record: the finish appends the run
-	began     time.Time           // when the job began (database clock); zero if it did not run
-	ran       time.Duration       // how long the job ran
-	resume    bool                // a chain cut short: the fire stays due, its next run resumes it
-	tx        repository.FinishTx // the job's transaction (InTx), committed by its finish
-}
-
 func (l *laterFinish) submit() { l.n.completer.submit(&l.req, l.c.LocalAt) }
 
 func (l *laterFinish) build() repository.Finish {
@@ -161,7 +124,7 @@ func (l *laterFinish) build() repository.Finish {
 		f = l.make()
 	} else {
 		o := l.fired
-		f = l.n.outcome(l.c, o.execID, o.status, o.err, l.n.plan(l.c))
+		f = l.n.outcome(l.c, o.execID, o.status, o.err, l.c.Plan())
 		f.Started, f.Ran = o.began, o.ran
 		if o.appendRun {
 			f.Run = l.c.RunRecord()

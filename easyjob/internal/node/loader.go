@@ -125,6 +125,9 @@ func (n *Node) claimRefs(ctx context.Context, refs []repository.TaskRef) ([]repo
 			continue // cannot happen: the loader asks only for names it has; reconcile releases it
 		}
 		c := claim.New(t, spec, n.toLocal(t.NextStartTime), epoch)
+		if c.SchedErr != nil {
+			n.log.Error().Err(c.SchedErr).Str("task", t.Name).Msg("easyjob: stored cron is invalid")
+		}
 		n.claims.Add(c)
 		n.queue.Push(c)
 	}

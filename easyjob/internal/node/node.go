@@ -168,7 +168,7 @@ func (n *Node) Run(ctx context.Context) error {
 	n.bg = bg
 	// Job contexts keep Run's values but not its cancel: shutdown cancels
 	// them itself, after the grace period.
-	n.pool = dispatch.NewPool(context.WithoutCancel(ctx), n.cfg.Workers, n.execute)
+	n.pool = dispatch.NewPool(context.WithoutCancel(ctx), n.cfg.Workers, n.run)
 	n.starter = newStarter(n.store, n.outage, n.pool, &n.stats, func() { n.dirty.Store(true) })
 	var bgWG, workWG sync.WaitGroup
 	bgWG.Go(func() { n.completer.run(bg, func(ctx context.Context) { n.pool.WaitSettled(ctx, maxStartDefer) }) })
@@ -354,12 +354,3 @@ func (n *Node) LastBeat() (time.Time, bool) {
 
 // Stopping reports that shutdown began.
 func (n *Node) Stopping() bool { return n.stopping.Load() }
-
-// observe sends e to the configured observer, if any.
-func (n *Node) observe(e observe.Event) {
-	if n.obs == nil {
-		return
-	}
-	e.Group, e.Node = n.cfg.Group, int64(n.id())
-	n.obs.Observe(e)
-}

@@ -76,7 +76,8 @@ func (n *Node) recoverOrphans(ctx context.Context) error {
 		}
 		r := repository.Recovery{Ref: o.Task.Ref(), DeadNode: o.DeadNode}
 		if spec := n.specs[o.Task.Name]; spec != nil && spec.Opts.Recover == repository.RecoverSkip && o.Task.ParentID == 0 {
-			if next, ok := n.scheduleFor(&o.Task, spec).Next(n.dbNow()); ok {
+			sched, _ := spec.ScheduleOf(&o.Task) // a stored cron that does not parse: the registered one
+			if next, ok := sched.Next(n.dbNow()); ok {
 				r.Next = next
 			}
 		}

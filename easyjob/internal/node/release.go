@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 
+	"github.com/easyjob-go/easyjob/easyjob/internal/claim"
+
 	"github.com/easyjob-go/easyjob/repository"
 )
 
@@ -23,6 +25,25 @@ func (n *Node) release(ctx context.Context, why string, fences []repository.Clai
 		return
 	}
 	n.log.Debug().Int("claims", k).Str("why", why).Msg("easyjob: released claims")
+}
+
+// giveUp ends fired claim c, which must not run, before its job: its
+// worker slot is freed first (the release is a write), and its row goes
+// back to pending for peers.
+func (n *Node) giveUp(c *claim.Claim, why string) {
+	n.pool.Done(c)
+	n.release(n.bg, why, n.claims.Drop(c))
+}
+
+// drop forgets fired claim c, whose run could not be recorded (the claim
+// lost, or the database away), and rolls back tx, the run's transaction
+// (nil: none). Nothing is written: reconcile releases the row if it is
+// still this node's.
+func (n *Node) drop(c *claim.Claim, tx repository.FinishTx) {
+	if tx != nil {
+		_ = tx.Rollback() // a rollback that fails has nothing left to undo: the connection is gone, and the transaction with it
+	}
+	n.claims.Drop(c)
 }
 
 // fencesOf returns the fences of claimed rows.

@@ -13,39 +13,37 @@ import (
 	"github.com/easyjob-go/easyjob/repository"
 )
 
+// run is the pool's work for one fired claim: the run its task's shape
+// calls for. A plain task runs its job (execute); a task with children
+// runs its chain (executeChain, chain.go).
+func (n *Node) run(ctx context.Context, c *claim.Claim) {
+	if len(c.Spec.Children) > 0 {
+		n.executeChain(ctx, c)
+		return
+	}
+	n.execute(ctx, c)
+}
+
 // execute runs one fired claim on its own goroutine, top to bottom: check
 // the fence, call the job, free the worker slot, then hand over the
 // finish, one fenced write that may keep the claim for the next fire,
-// without waiting for it. A task with children goes through executeChain
-// (chain.go) instead.
+// without waiting for it.
 //
 // The worker frees the slot when execute returns, and then runs the next
 // waiting fire itself. execute frees it earlier only where it would hold
 // it while waiting: on a write (a release, a start record).
 func (n *Node) execute(ctx context.Context, c *claim.Claim) {
-	// A node that knows it cannot reach the database starts nothing: the
-	// fire waits for the database, or is left to the group (cutoff.go).
-	held := !n.awaitDatabase(ctx)
-	// The last check before user code: a claim from before a silence, or a
-	// node that may be dead to its peers, must not run (the start row is
-	// written beside the job, so this check is the fence that counts).
-	if held || c.Epoch != n.claims.Epoch() || n.suspect() {
-		n.pool.Done(c)
-		n.release(n.bg, "silence since the claim", n.claims.Drop(c))
+	if !n.mayStart(ctx, c) {
+		n.giveUp(c, "silence since the claim")
 		return
 	}
-	if len(c.Spec.Children) > 0 {
-		n.executeChain(ctx, c)
-		return
-	}
-	o, _, endRun := n.runFire(ctx, c, false)
+	o, _, endRun := n.runFire(ctx, c, c.Skips(), false)
 	exec, appendRun, err := c.Recorded(n.bg.Done(), n.pool) // the slot is for running jobs, not for waiting on writes
 	endRun(observe.RunResult{Status: o.status, Err: o.err})
 	if err != nil {
 		// Not recorded (claim lost or database away): nothing to finish;
 		// reconcile releases the row if it is still ours.
-		n.rollback(o.tx, c)
-		n.claims.Drop(c)
+		n.drop(c, o.tx)
 		return
 	}
 	// The outcome (next fire, keep or hand over) is worked out when the
@@ -55,22 +53,42 @@ func (n *Node) execute(ctx context.Context, c *claim.Claim) {
 	n.finishFired(c, o)
 }
 
-// runFire runs c's job unless its misfire policy skips the fire or its
-// start record already failed; done (a chain's root that completed before
-// its node died) counts it succeeded without running it again. It returns
-// the outcome so far, the job's context (its children's parent) and the
-// end of its observed run. The next fire is computed after the job
-// (plan): an on-time fire always runs, and the cron arithmetic should not
-// delay the jobs queued behind it.
-func (n *Node) runFire(ctx context.Context, c *claim.Claim, done bool) (firedOutcome, context.Context, func(observe.RunResult)) {
+// mayStart is the last check before user code. A node that knows it
+// cannot reach the database starts nothing: the fire waits for the
+// database, or is left to the group (cutoff.go). A claim from before a
+// silence, or a node that may be dead to its peers, must not run (the
+// start row is written beside the job, so this check is the fence that
+// counts).
+func (n *Node) mayStart(ctx context.Context, c *claim.Claim) bool {
+	return n.awaitDatabase(ctx) && c.Epoch == n.claims.Epoch() && !n.suspect()
+}
+
+// firedOutcome is how a root fire ended, which its finish is built from.
+type firedOutcome struct {
+	execID    int64
+	status    repository.ExecStatus
+	err       error
+	appendRun bool                // no start record: the finish appends the run
+	began     time.Time           // when the job began (database clock); zero if it did not run
+	ran       time.Duration       // how long the job ran
+	resume    bool                // a chain cut short: the fire stays due, its next run resumes it
+	tx        repository.FinishTx // the job's transaction (InTx), committed by its finish
+}
+
+// runFire runs c's job unless skip (its misfire policy skips the fire, or
+// its start record already failed: Claim.Skips); done (a chain's root
+// that completed before its node died) counts it succeeded without
+// running it again. It returns the outcome so far, the job's context (its
+// children's parent) and the end of its observed run. The next fire is
+// computed after the job (finish): an on-time fire always runs, and the
+// cron arithmetic should not delay the jobs queued behind it.
+func (n *Node) runFire(ctx context.Context, c *claim.Claim, skip, done bool) (firedOutcome, context.Context, func(observe.RunResult)) {
 	o := firedOutcome{status: repository.ExecSkipped}
-	// A resumed chain's root (done) is not a new fire: no misfire policy
-	// skips the steps it left.
-	if (!done && c.Misfire != "" && !n.plan(c).Run) || c.StartFailed() {
+	if skip {
 		return o, ctx, endNothing
 	}
 	n.stats.fired.Add(1)
-	runCtx, endRun := n.fired(ctx, c.Spec, &c.Task, c.Task.NextStartTime, c.FoundAt, c.Misfire)
+	runCtx, endRun := n.fired(ctx, c.Spec, &c.Task, c.Task.NextStartTime, c.FoundAt, c.Misfire, c.Kind)
 	switch {
 	case done:
 		o.status = repository.ExecSucceeded
@@ -99,21 +117,11 @@ func (n *Node) callInTx(ctx context.Context, c *claim.Claim) firedOutcome {
 	}
 	o.status, o.began, o.ran, o.err = n.call(ctx, c.Spec, &c.Task, c.Task.NextStartTime, ftx.Tx())
 	if o.status != repository.ExecSucceeded {
-		n.rollback(ftx, c)
+		_ = ftx.Rollback() // a rollback that fails has nothing left to undo: the connection is gone, and the transaction with it
 		return o
 	}
 	o.tx = ftx
 	return o
-}
-
-// rollback abandons tx (nil: none), the transaction of c's run.
-func (n *Node) rollback(tx repository.FinishTx, c *claim.Claim) {
-	if tx == nil {
-		return
-	}
-	if err := tx.Rollback(); err != nil {
-		n.log.Warn().Err(err).Str("task", c.Spec.Name).Msg("easyjob: could not roll back a run's transaction")
-	}
 }
 
 // call runs the job of spec for row t (claimed) and fire time scheduled,
@@ -193,11 +201,10 @@ type stackTracer interface{ StackTrace() []byte }
 // fired reports a fire about to run to the observer (found at database
 // time found) and opens its run; the returned context is the job's and its
 // children's parent.
-func (n *Node) fired(ctx context.Context, spec *spec.Spec, t *repository.Task, scheduled, found time.Time, misfire repository.MisfireAction) (context.Context, func(observe.RunResult)) {
+func (n *Node) fired(ctx context.Context, spec *spec.Spec, t *repository.Task, scheduled, found time.Time, misfire repository.MisfireAction, trigger repository.RunKind) (context.Context, func(observe.RunResult)) {
 	if n.obs == nil {
 		return ctx, endNothing
 	}
-	trigger := repository.KindOf(*t, misfire)
 	attempt := max(t.Attempt, 1)
 	n.observe(observe.Event{Kind: observe.EventFire, Task: spec.Name, Cron: t.Cron, Scheduled: scheduled, Trigger: trigger,
 		Attempt: attempt, Misfire: misfire, Lag: max(found.Sub(scheduled), 0)})
@@ -216,3 +223,13 @@ func (n *Node) startRun(ctx context.Context, r observe.RunInfo) (context.Context
 }
 
 func endNothing(observe.RunResult) {}
+
+// observe reports e, stamped with the node's group and id, to the
+// observer if there is one.
+func (n *Node) observe(e observe.Event) {
+	if n.obs == nil {
+		return
+	}
+	e.Group, e.Node = n.cfg.Group, int64(n.id())
+	n.obs.Observe(e)
+}

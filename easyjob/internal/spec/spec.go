@@ -6,6 +6,7 @@ package spec
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"time"
 
 	"github.com/easyjob-go/easyjob/easyjob/internal/schedule"
@@ -30,6 +31,28 @@ type Spec struct {
 	InTx bool
 
 	Children []*Spec // registration order
+}
+
+// ScheduleOf returns the schedule of row t: the registered one, or the
+// row's own when an operator rescheduled the task; an @every task anchored
+// at its creation (EveryFromCreation) gets its row's grid. A stored cron
+// that does not parse (written by another version) yields the registered
+// schedule and the error, so the task keeps firing.
+func (s *Spec) ScheduleOf(t *repository.Task) (*schedule.Schedule, error) {
+	sched, err := &s.Sched, error(nil)
+	if t.Cron != s.Cron {
+		own, perr := schedule.Parse(t.Cron, s.Opts.Timezone)
+		if perr == nil {
+			sched = &own
+		} else {
+			err = fmt.Errorf("task %q: stored cron %q: %w; using the registered %q", s.Name, t.Cron, perr, s.Cron)
+		}
+	}
+	if s.Opts.EveryFromCreation {
+		anchored := sched.AnchoredAt(t.CreatedAt)
+		sched = &anchored
+	}
+	return sched, err
 }
 
 // Job runs one fire. The public API adapts the user's function to it
