@@ -108,6 +108,16 @@ type TaskInfo struct {
 	// or its service stopped); it will not fire. Set by Task and Tasks.
 	// See Remove and Config.StaleTaskExpiry.
 	Stale bool `json:"stale"`
+	// Dynamic marks a schedule created at runtime (Client.Create), run by
+	// the handler of kind Handler with Args; Revision counts the edits of
+	// its definition (Update, Reschedule).
+	Dynamic  bool            `json:"dynamic,omitempty"`
+	Handler  string          `json:"handler,omitempty"`
+	Args     json.RawMessage `json:"args,omitempty"`
+	Revision int64           `json:"revision,omitempty"`
+	// Waiting: a runtime schedule whose handler no live node registers; it
+	// fires once a node with that handler runs. Set by Task and Tasks.
+	Waiting bool `json:"waiting,omitempty"`
 }
 
 // HistoryFilter selects and pages executions, newest first: Status ("" for
@@ -135,6 +145,11 @@ type ExecutionInfo struct {
 	// Kind says why the run ran: cron, manual (an operator's trigger),
 	// retry, misfire or chain; "" for a run recorded before kinds were.
 	Kind RunKind `json:"kind,omitempty"`
+	// Args are the arguments the run ran with (a schedule's, or a
+	// trigger's WithArgs); Revision is the revision of the task's
+	// definition it ran (0 for a run recorded before revisions were).
+	Args     json.RawMessage `json:"args,omitempty"`
+	Revision int64           `json:"revision,omitempty"`
 }
 
 // RunKind says why a run ran.
@@ -224,11 +239,30 @@ func fromSeconds(s float64) time.Duration {
 // succeeds: trigger the chain's root), or a task that live nodes run but
 // none registers (its code is not deployed). With no live node at all the
 // trigger is written and runs when a node that registers the task starts.
-func (c *Client) Trigger(ctx context.Context, name string) (TaskInfo, error) {
+// WithArgs gives the fire its own arguments, checked like Create's.
+func (c *Client) Trigger(ctx context.Context, name string, opts ...TriggerOption) (TaskInfo, error) {
+	var o triggerOpts
+	for _, opt := range opts {
+		if opt != nil {
+			opt(&o)
+		}
+	}
 	if err := c.triggerable(ctx, name); err != nil {
 		return TaskInfo{}, err
 	}
-	return c.control(ctx, "trigger", name, c.store.Trigger)
+	args, err := c.triggerArgs(ctx, name, o)
+	if err != nil {
+		return TaskInfo{}, err
+	}
+	detail := ""
+	if args != "" {
+		detail = "args " + args
+	}
+	t, err := c.store.Trigger(c.audited(ctx, "trigger", name, detail), c.group, name, args)
+	if err != nil {
+		return TaskInfo{}, c.wrap("trigger", name, err)
+	}
+	return c.info(ctx, t)
 }
 
 // triggerable refuses a trigger no node would run.
@@ -256,10 +290,8 @@ func (c *Client) triggerable(ctx context.Context, name string) error {
 	if len(live) == 0 {
 		return nil // runs when a node starts
 	}
-	for _, n := range live {
-		if n.Registers(name) {
-			return nil
-		}
+	if registered(live, handlerOf(t)) {
+		return nil
 	}
 	return fmt.Errorf("%w: none of the %d live node(s) of group %q registers %q (its code is not deployed): nothing would run it",
 		ErrNotTriggerable, len(live), c.group, name)
@@ -328,9 +360,9 @@ func (c *Client) reschedule(ctx context.Context, action, name, cron string) (Tas
 	if t.Options.EveryFromCreation {
 		sched = sched.AnchoredAt(t.CreatedAt)
 	}
-	next, ok := sched.Next(now)
-	if !ok {
-		next = now // an empty cron (a child): due with its parent's next success
+	next := nextFires(sched, now)
+	if len(next) == 0 {
+		next = []time.Time{now} // an empty cron (a child): due with its parent's next success
 	}
 	detail := fmt.Sprintf("cron %q -> %q", t.Cron, cron)
 	row, err := c.store.Reschedule(c.audited(ctx, action, name, detail), c.group, name, cron, next)
@@ -477,7 +509,16 @@ func TaskInfoOf(t repository.Task, parent string) TaskInfo {
 		Version: t.Version, LastStatus: t.LastStatus, LastError: t.LastError,
 		LastFinishedAt: t.LastFinishedAt, UpdatedAt: t.UpdatedAt,
 		CodeCron: t.CodeCron, Overridden: t.Overridden(), OverriddenAt: t.OverriddenAt,
+		Dynamic: t.Dynamic, Args: rawArgs(t.Args), Revision: t.Revision, Handler: handlerOf(t),
 	}
+}
+
+// rawArgs is stored JSON text as a json.RawMessage, nil for none.
+func rawArgs(s string) json.RawMessage {
+	if s == "" {
+		return nil
+	}
+	return json.RawMessage(s)
 }
 
 // NodeInfos judges node rows read from the store (Client.Control) by

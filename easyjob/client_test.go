@@ -642,7 +642,7 @@ func writeRuns(t *testing.T, store repository.Store, group, name string, k int, 
 		}
 		res, err := store.Finish(ctx, []repository.Finish{{
 			Claim: cl, ExecutionID: x.ID, Status: st, Error: msg,
-			Next: won[0].NextStartTime.Add(time.Second), NextAttempt: 1, Cron: won[0].Cron, // one run per fire time
+			Next: won[0].NextStartTime.Add(time.Second), NextAttempt: 1, Cron: won[0].Cron, Revision: won[0].Revision, // one run per fire time
 		}})
 		if err != nil || res[0].Err != nil {
 			t.Fatalf("finish: %v %v", err, res)

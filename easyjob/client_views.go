@@ -68,6 +68,7 @@ func ExecutionInfos(xs []repository.Execution) []ExecutionInfo {
 			ID: x.ID, Task: x.TaskName, TaskID: int64(x.TaskID), ParentExecutionID: x.ParentExecutionID,
 			NodeID: int64(x.NodeID), ScheduledAt: x.ScheduledAt, StartedAt: x.StartedAt, FinishedAt: x.FinishedAt,
 			Status: x.Status, Error: x.Error, Attempt: x.Attempt, Misfire: string(x.Misfire), Kind: x.Kind,
+			Args: rawArgs(x.Args), Revision: x.Revision,
 		}
 	}
 	return out

@@ -35,6 +35,21 @@ var (
 	// registers.
 	ErrNotTriggerable = errors.New("easyjob: task cannot be triggered")
 
+	// ErrUnknownHandler is returned by Client.Create and Update for a
+	// handler kind that no live node registers (Handle): nothing would run
+	// the schedule. AllowUnknownHandler accepts it; it waits until a node
+	// with that handler starts.
+	ErrUnknownHandler = errors.New("easyjob: unknown handler kind")
+	// ErrInvalidArgs is returned for arguments that are not JSON or do not
+	// decode into the handler's argument type; the message names the field.
+	ErrInvalidArgs = errors.New("easyjob: invalid arguments")
+	// ErrTaskExists is returned by Client.Create for a name already taken
+	// in the group (by a task registered in code or another schedule).
+	ErrTaskExists = repository.ErrTaskExists
+	// ErrNotDynamic is returned by Client.Update for a task registered in
+	// code: its definition belongs to the code (use Reschedule for its cron).
+	ErrNotDynamic = repository.ErrNotDynamic
+
 	// ErrTaskNotFound is returned by the control operations for an unknown name.
 	ErrTaskNotFound = repository.ErrTaskNotFound
 	// ErrClaimLost reports a fenced write: the node no longer owned the task.

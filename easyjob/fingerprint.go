@@ -12,7 +12,7 @@ import (
 // the binary and the job function. Replicas of one service agree on it;
 // two services that register the same name in one group do not, and
 // their nodes report the collision (repository.Collisions).
-func fingerprint(fn Func) string {
+func fingerprint(fn any) string {
 	name := "?"
 	if f := runtime.FuncForPC(reflect.ValueOf(fn).Pointer()); f != nil {
 		name = f.Name()

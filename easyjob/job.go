@@ -3,6 +3,7 @@ package easyjob
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"fmt"
 	"runtime/debug"
 	"time"
@@ -24,11 +25,17 @@ func job(fn Func) spec.Job {
 				err = &PanicError{Value: v, Stack: debug.Stack()}
 			}
 		}()
-		return fn(&infoCtx{Context: ctx, tx: r.Tx, info: Info{
-			Task: r.Task, TaskID: r.TaskID, ScheduledAt: r.ScheduledAt, Attempt: r.Attempt,
-			NodeID: r.NodeID, Token: Token{TaskID: r.TaskID, Version: r.Version},
-		}})
+		return fn(runContext(ctx, r))
 	}
+}
+
+// runContext is the job's context of run r: its Info (and transaction)
+// in one allocation.
+func runContext(ctx context.Context, r spec.Run) context.Context {
+	return &infoCtx{Context: ctx, tx: r.Tx, info: Info{
+		Task: r.Task, TaskID: r.TaskID, ScheduledAt: r.ScheduledAt, Attempt: r.Attempt,
+		NodeID: r.NodeID, Token: Token{TaskID: r.TaskID, Version: r.Version}, Args: r.Args,
+	}}
 }
 
 // PanicError is the error a run fails with when its job panics.
@@ -57,6 +64,9 @@ type Info struct {
 	// name) to make side effects idempotent: a fire interrupted by its
 	// node's death runs again on a peer with the same ScheduledAt.
 	Token Token
+	// Args are the run's JSON arguments (a schedule created at runtime, or
+	// a trigger WithArgs); nil when it has none.
+	Args json.RawMessage
 }
 
 // Token identifies one claim of one task: the task id and the version the

@@ -39,7 +39,9 @@ func (o RemoveOptions) describe(n int) string {
 // Stale: no live node registers them, typically after their code was
 // deleted); for any other it returns an error wrapping ErrTaskInUse unless
 // o.Force. A node that registers the name later creates it anew (with the
-// kept history). It returns the tasks removed, the named one first.
+// kept history). A schedule created at runtime (Client.Create) is removed
+// at once: a fire of it already claimed is fenced. It returns the tasks
+// removed, the named one first.
 func (c *Client) Remove(ctx context.Context, name string, o RemoveOptions) ([]TaskInfo, error) {
 	ts, err := c.store.Tasks(ctx, c.group)
 	if err != nil {
@@ -49,7 +51,9 @@ func (c *Client) Remove(ctx context.Context, name string, o RemoveOptions) ([]Ta
 	if err != nil {
 		return nil, c.wrap("remove", name, err)
 	}
-	if !o.Force {
+	// A schedule created at runtime is data, not code: it goes at once (a
+	// fire of it already claimed is fenced, as with Force).
+	if !o.Force && !sub[0].Dynamic {
 		if err := c.checkUnused(ctx, sub); err != nil {
 			return nil, fmt.Errorf("easyjob: remove %q: %w", name, err)
 		}
@@ -110,6 +114,12 @@ func (c *Client) markStale(ctx context.Context, infos []TaskInfo) error {
 		return err
 	}
 	for i := range infos {
+		if infos[i].Dynamic {
+			// Data, not code: never stale, but it waits while no live node
+			// has its handler.
+			infos[i].Waiting = stale(infos[i].Handler)
+			continue
+		}
 		infos[i].Stale = stale(infos[i].Name)
 	}
 	return nil

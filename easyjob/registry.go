@@ -27,14 +27,23 @@ func newTaskSpec(name, cron string, fn Func, opts []Option) *taskSpec {
 	return s
 }
 
-func (s *taskSpec) build(fn Func, opts []Option) error {
-	if s.Name == "" || len(s.Name) > maxNameLen || strings.TrimSpace(s.Name) != s.Name {
-		return fmt.Errorf("%w: %q (1..%d characters, no surrounding spaces)", ErrInvalidName, s.Name, maxNameLen)
+// checkName refuses a task name (or handler kind: what) that tables,
+// logs and the CLI could not show.
+func checkName(what, name string) error {
+	if name == "" || len(name) > maxNameLen || strings.TrimSpace(name) != name {
+		return fmt.Errorf("%w: %s %q (1..%d characters, no surrounding spaces)", ErrInvalidName, what, name, maxNameLen)
 	}
 	// A control character would forge lines in logs and terminals, and
 	// cannot be typed in the CLI or the dashboard.
-	if i := strings.IndexFunc(s.Name, unicode.IsControl); i >= 0 || !utf8.ValidString(s.Name) {
-		return fmt.Errorf("%w: %q (control characters and invalid UTF-8 are refused)", ErrInvalidName, s.Name)
+	if i := strings.IndexFunc(name, unicode.IsControl); i >= 0 || !utf8.ValidString(name) {
+		return fmt.Errorf("%w: %s %q (control characters and invalid UTF-8 are refused)", ErrInvalidName, what, name)
+	}
+	return nil
+}
+
+func (s *taskSpec) build(fn Func, opts []Option) error {
+	if err := checkName("task", s.Name); err != nil {
+		return err
 	}
 	if fn == nil {
 		return fmt.Errorf("%w: task %q", ErrNilFunc, s.Name)
@@ -56,16 +65,21 @@ func (s *taskSpec) build(fn Func, opts []Option) error {
 		return fmt.Errorf("%w: task %q: a root task needs a cron expression", ErrInvalidCron, s.Name)
 	}
 	s.Sched = sched
-	if s.Opts.Misfire == "" {
-		s.Opts.Misfire = repository.MisfireFireOnceNow
-	}
-	if s.Opts.MisfireThreshold == 0 {
-		s.Opts.MisfireThreshold = schedule.DefaultMisfireThreshold
-	}
-	if s.Opts.Recover == "" {
-		s.Opts.Recover = repository.RecoverRerun
-	}
+	withDefaults(&s.Opts)
 	return nil
+}
+
+// withDefaults fills the policies an option left unset.
+func withDefaults(o *repository.TaskOptions) {
+	if o.Misfire == "" {
+		o.Misfire = repository.MisfireFireOnceNow
+	}
+	if o.MisfireThreshold == 0 {
+		o.MisfireThreshold = schedule.DefaultMisfireThreshold
+	}
+	if o.Recover == "" {
+		o.Recover = repository.RecoverRerun
+	}
 }
 
 // validateForest checks the whole registration before anything is

@@ -45,15 +45,19 @@ func New(cfg Config) (*Scheduler, error) {
 // returned at once and again by Run; problems of the whole forest (unknown
 // parent, cycle) are reported by Run before anything is written.
 func (s *Scheduler) Register(name, cron string, fn Func, opts ...Option) error {
-	spec := newTaskSpec(name, cron, fn, opts)
+	return s.add(newTaskSpec(name, cron, fn, opts))
+}
+
+// add keeps spec (a task or a handler) for Run, with its first problem.
+func (s *Scheduler) add(spec *taskSpec) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.running {
-		return fmt.Errorf("%w: register %q before Run", ErrAlreadyRunning, name)
+		return fmt.Errorf("%w: register %q before Run", ErrAlreadyRunning, spec.Name)
 	}
 	for _, other := range s.specs {
-		if other.Name == name && spec.err == nil {
-			spec.err = fmt.Errorf("%w: %q registered twice", ErrDuplicateTask, name)
+		if other.Name == spec.Name && spec.err == nil {
+			spec.err = fmt.Errorf("%w: %q registered twice", ErrDuplicateTask, spec.Name)
 		}
 	}
 	s.specs = append(s.specs, spec)

@@ -65,3 +65,19 @@ func AuditFrom(ctx context.Context) (AuditEntry, bool) {
 	e, ok := ctx.Value(auditKey{}).(AuditEntry)
 	return e, ok
 }
+
+// AuditDefaults returns ctx with the action and detail of the audit entry
+// it carries, if any, filled in where the caller left them empty.
+func AuditDefaults(ctx context.Context, action, detail string) context.Context {
+	e, ok := AuditFrom(ctx)
+	if !ok {
+		return ctx
+	}
+	if e.Action == "" {
+		e.Action = action
+	}
+	if e.Detail == "" {
+		e.Detail = detail
+	}
+	return WithAudit(ctx, e)
+}

@@ -1,6 +1,9 @@
 package repository
 
-import "time"
+import (
+	"encoding/json"
+	"time"
+)
 
 // Execution is one run (one attempt at one fire) of one task.
 type Execution struct {
@@ -19,6 +22,12 @@ type Execution struct {
 	Misfire MisfireAction
 	// Kind says why the run ran; "" for a run recorded before kinds were.
 	Kind RunKind
+	// Args are the arguments the run ran with (Task.RunArgs), JSON text;
+	// "" for none.
+	Args string
+	// Revision is the revision of the task's definition the run ran
+	// (Task.Revision); 0 for a run recorded before revisions were.
+	Revision int64
 }
 
 // HistoryFilter selects and pages executions, newest first.
@@ -27,4 +36,16 @@ type HistoryFilter struct {
 	Since    time.Time  // zero for no bound
 	BeforeID int64      // page: only ids below this; 0 for the first page
 	Limit    int        // 0 means 100
+}
+
+// RecordedArgs are args as a finish records them with its run
+// (Finish.Run): as given when they are JSON text (or ""), else quoted as
+// a JSON string. A finish never fails on what a run was given: the
+// arguments came from the task row, which holds JSON only.
+func RecordedArgs(args string) string {
+	if args == "" || json.Valid([]byte(args)) {
+		return args
+	}
+	b, _ := json.Marshal(args) // a string always encodes
+	return string(b)
 }

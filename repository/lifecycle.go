@@ -12,9 +12,11 @@ import (
 // changed (touch: updated_at = now). Both stores call it, so they cannot
 // disagree.
 //
+//   - The handler is the task's own name: code registers a task under it.
 //   - A removed row (a tombstone) is revived as if new: pending (finished
 //     when def.Finished), attempt 1, no claim, pause, trigger or override,
-//     next_start_time = def.NextStartTime, version+1.
+//     next_start_time = def.NextStartTime, version+1; a runtime schedule's
+//     tombstone becomes a registered task (not Dynamic, no arguments).
 //   - The code's schedule is def.Cron with def.Options.Timezone. When it
 //     differs from the one the code registered before (CodeCron and the
 //     stored time zone), or when the row is not overridden and its cron is
@@ -36,9 +38,10 @@ func ApplyTaskDef(cur Task, def TaskDef, parent TaskID) (u Task, write, touch bo
 
 func applyTaskDef(cur Task, def TaskDef, parent TaskID) Task {
 	u := cur
-	u.Options, u.ParentID = def.Options, parent
+	u.Options, u.ParentID, u.Handler = def.Options, parent, def.Name
 	u.StaleSince = time.Time{}
 	if cur.Status == TaskRemoved {
+		u.Dynamic, u.Args, u.FireArgs = false, "", ""
 		u.Cron, u.CodeCron, u.OverriddenAt = def.Cron, def.Cron, time.Time{}
 		u.NextStartTime = def.NextStartTime
 		u.Status = TaskPending
@@ -56,7 +59,7 @@ func applyTaskDef(cur Task, def TaskDef, parent TaskID) Task {
 		if !def.NextStartTime.IsZero() {
 			u.NextStartTime = def.NextStartTime
 			if cur.Status != TaskDoing {
-				u.FireKind = "" // the new cron's fire replaces a triggered one
+				u.FireKind, u.FireArgs = "", "" // the new cron's fire replaces a triggered one
 			}
 		}
 		if cur.Status == TaskPending || cur.Status == TaskFinished {
@@ -77,7 +80,8 @@ func applyTaskDef(cur Task, def TaskDef, parent TaskID) Task {
 // the named task first, the others by id: what RemoveTask removes. It
 // returns ErrTaskNotFound when tasks has no such name, and no rows when
 // staleBefore is set and the task was not stale since then (StaleSince
-// zero or after it).
+// zero or after it) or is a runtime schedule (Dynamic: never stale, its
+// definition is the store's, not a node's).
 func Subtree(tasks []Task, name string, staleBefore time.Time) ([]Task, error) {
 	root := -1
 	for i, t := range tasks {
@@ -88,7 +92,7 @@ func Subtree(tasks []Task, name string, staleBefore time.Time) ([]Task, error) {
 	if root < 0 {
 		return nil, ErrTaskNotFound
 	}
-	if !staleBefore.IsZero() && (tasks[root].StaleSince.IsZero() || tasks[root].StaleSince.After(staleBefore)) {
+	if !staleBefore.IsZero() && (tasks[root].Dynamic || tasks[root].StaleSince.IsZero() || tasks[root].StaleSince.After(staleBefore)) {
 		return nil, nil
 	}
 	in := map[TaskID]bool{tasks[root].ID: true}

@@ -25,6 +25,7 @@ type Runtime interface {
 	Clock
 	NodeStore
 	ClaimStore
+	HandlerStore
 	RunStore
 	RecoveryStore
 	UpkeepStore
@@ -39,6 +40,8 @@ type Control interface {
 	TaskReader
 	HistoryStore
 	ControlStore
+	ScheduleStore
+	HandlerStore
 	ViewStore
 	AuditStore
 }
@@ -83,10 +86,10 @@ type NodeStore interface {
 
 // DueQuery selects pending root tasks due within a window.
 type DueQuery struct {
-	Group  string
-	Names  []string      // only tasks this node has a function for
-	Window time.Duration // next_start_time <= now + Window
-	Limit  int           // 0 = no limit
+	Group    string
+	Handlers []string      // only tasks whose Handler this node has code for
+	Window   time.Duration // next_start_time <= now + Window
+	Limit    int           // 0 = no limit
 }
 
 // Due is the answer to a DueQuery: the store's now and the tasks, ordered
@@ -161,10 +164,12 @@ type Finish struct {
 	// Next is the next fire time and NextAttempt its attempt number.
 	Next        time.Time
 	NextAttempt int
-	// Cron is the expression Next was computed from. When the row's cron
-	// differs (rescheduled while the fire ran), the row's own
-	// next_start_time wins and the claim is not kept.
-	Cron string
+	// Cron is the expression Next was computed from, Revision the
+	// revision of the definition the fire ran. When the row's cron or
+	// revision differs (rescheduled or edited while the fire ran), the
+	// row's own next_start_time wins and the claim is not kept.
+	Cron     string
+	Revision int64
 	// Done marks a cron without a further fire: the task becomes finished.
 	Done bool
 	// Keep asks to keep the claim for Next (status stays doing, version+1).
@@ -242,12 +247,15 @@ type HistoryStore interface {
 // UpkeepStore is the group's upkeep that one node does for all (history
 // retention, stale tasks).
 type UpkeepStore interface {
-	// Tasks is TaskReader.Tasks.
-	Tasks(ctx context.Context, group string) ([]Task, error)
+	// RegisteredTasks lists the tasks of group registered in code (not
+	// Dynamic, not removed), ordered by id: what a node's upkeep reads,
+	// whatever the number of runtime schedules.
+	RegisteredTasks(ctx context.Context, group string) ([]Task, error)
 	// MarkStale records which tasks of group no live node registers: those
 	// named in stale get StaleSince = now unless already set, the others of
-	// the group lose it. No version changes. It returns every task of the
-	// group, as Tasks does.
+	// the group lose it. A runtime schedule (Dynamic) is never marked. No
+	// version changes. It returns the registered tasks of the group, as
+	// RegisteredTasks does.
 	MarkStale(ctx context.Context, group string, stale []string) ([]Task, error)
 	// PruneHistory is HistoryStore.PruneHistory (Config.HistoryMaxAge and
 	// HistoryMaxRows).
@@ -299,12 +307,19 @@ type ControlStore interface {
 	Resume(ctx context.Context, group, name string) (Task, error)
 	// Trigger asks for one fire as soon as possible. On a paused task it
 	// runs once and stays paused; on a doing task it runs once more right
-	// after the current fire.
-	Trigger(ctx context.Context, group, name string) (Task, error)
+	// after the current fire. args, when not "", are the arguments of
+	// that fire (JSON text, Task.FireArgs); "" runs it with the schedule's.
+	Trigger(ctx context.Context, group, name string, args string) (Task, error)
 	// Reschedule sets a new cron and the next fire computed from it. It
 	// marks the task overridden (OverriddenAt = now), or clears the
-	// override when cron is the code's (CodeCron).
-	Reschedule(ctx context.Context, group, name, cron string, next time.Time) (Task, error)
+	// override when cron is the code's (CodeCron). next are the new cron's
+	// first fires after the store's now (NextFires): a row not claimed
+	// takes the first; a claimed one (doing) takes the first after its
+	// claimed fire (FireAfter), which still runs once, at its time, so it
+	// never runs twice. The store remembers the claimed fire until the
+	// row's finish or next claim, so that a second re-timing during the
+	// same claim measures from it too. Empty keeps the row's next fire.
+	Reschedule(ctx context.Context, group, name, cron string, next []time.Time) (Task, error)
 	// RemoveTask deletes the task and its descendants (children, their
 	// children, ...) and returns the rows removed, the named task first.
 	// With o.KeepHistory, rows that have executions stay as TaskRemoved

@@ -89,6 +89,35 @@ type Task struct {
 	// StaleSince is when MarkStale first found that no live node registers
 	// the task; zero while one does (or when nobody checked).
 	StaleSince time.Time
+	// Handler is the kind of code that runs the task: the task's own name
+	// for a registered task, the handler kind (easyjob.Handle) for a
+	// schedule created at runtime. DueQuery.Handlers selects on it.
+	Handler string
+	// Dynamic marks a schedule created at runtime (CreateSchedules): its
+	// definition lives in the store; no registration writes, marks stale
+	// or removes it.
+	Dynamic bool
+	// Args are the schedule's arguments, JSON text; "" when it has none.
+	// (Text, not json.RawMessage: a Task is a comparable value.)
+	Args string
+	// FireArgs are the arguments of the pending manual fire (Trigger with
+	// arguments), "" otherwise. The finish of that fire clears them; a
+	// trigger on a doing task keeps them for the extra fire.
+	FireArgs string
+	// Revision counts the edits of the definition (UpdateSchedule,
+	// Reschedule), from 1. A finish of a fire that ran an older revision
+	// (Finish.Revision) does not keep the claim, and the row's next fire
+	// stands, as when the cron changed.
+	Revision int64
+}
+
+// RunArgs are the arguments the pending fire of t runs with: a manual
+// fire's own (FireArgs), else the schedule's.
+func (t Task) RunArgs() string {
+	if t.FireArgs != "" {
+		return t.FireArgs
+	}
+	return t.Args
 }
 
 // Overridden reports whether an operator's cron is in force instead of

@@ -12,7 +12,8 @@ import (
 // A task is stale when no live node registers it: no node that
 // heartbeated within liveWithin and is not leaving published a task set
 // (Node.TaskSet) naming it. A live node that published no set, or a set
-// the store does not hold, is taken to register every task.
+// the store does not hold, is taken to register every task. A runtime
+// schedule (Task.Dynamic) is never stale: no node registers it by name.
 type ViewStore interface {
 	// TaskCounts counts the tasks of group by TaskCount key.
 	TaskCounts(ctx context.Context, group string, liveWithin time.Duration) ([]TaskCount, error)

@@ -29,6 +29,7 @@ func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
 // consume the next argument unless written --name=value.
 var boolFlags = map[string]bool{
 	"json": true, "yes": true, "force": true, "drop-history": true, "reset": true, "h": true, "help": true,
+	"paused": true, "allow-unknown": true, "skip-interrupted": true, "every-from-creation": true,
 }
 
 // commandFirst moves flags given before the command ("--dsn X tasks")

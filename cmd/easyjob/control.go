@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"time"
@@ -10,17 +11,29 @@ import (
 	"github.com/easyjob-go/easyjob/repository"
 )
 
-// controlFlags is the setup of trigger, pause and resume (op): no flags
-// of their own.
+// controlFlags is the setup of trigger, pause and resume (op): trigger
+// takes --args; pause and resume no flags of their own.
 func controlFlags(op string) func(fs *flag.FlagSet) action {
-	return func(*flag.FlagSet) action {
+	return func(fs *flag.FlagSet) action {
+		var runArgs *string
+		if op == "trigger" {
+			runArgs = fs.String("args", "", "run this fire with these JSON arguments (e.g. '{\"n\":2}') instead of the schedule's, checked against the handler's argument type")
+		}
 		return func(ctx context.Context, e *env, args []string) error {
 			name := args[0]
 			var t easyjob.TaskInfo
 			var err error
+			var withArgs string // the trigger's own arguments, for the reply
 			switch op {
 			case "trigger":
-				t, err = e.client.Trigger(ctx, name)
+				var opts []easyjob.TriggerOption
+				if runArgs != nil && isSet(fs, "args") {
+					opts = append(opts, easyjob.WithArgs(json.RawMessage(*runArgs)))
+					if withArgs = compactJSON(json.RawMessage(*runArgs)); withArgs == "null" {
+						withArgs = "" // none: the schedule's own
+					}
+				}
+				t, err = e.client.Trigger(ctx, name, opts...)
 			case "pause":
 				t, err = e.client.Pause(ctx, name)
 			case "resume":
@@ -28,6 +41,9 @@ func controlFlags(op string) func(fs *flag.FlagSet) action {
 			}
 			if err != nil {
 				return err
+			}
+			if withArgs != "" && !e.json {
+				return e.replyLine(ctx, op, t, "; the fire runs with args "+withArgs)
 			}
 			return e.reply(ctx, op, t)
 		}
@@ -39,11 +55,16 @@ func (e *env) reply(ctx context.Context, op string, t easyjob.TaskInfo) error {
 	if e.json {
 		return e.emit(t)
 	}
+	return e.replyLine(ctx, op, t, "")
+}
+
+// replyLine prints the line describe says about op, then more.
+func (e *env) replyLine(ctx context.Context, op string, t easyjob.TaskInfo, more string) error {
 	now, err := e.client.Now(ctx)
 	if err != nil {
 		return err
 	}
-	_, err = fmt.Fprintln(e.out, describe(op, t, now))
+	_, err = fmt.Fprintln(e.out, describe(op, t, now)+more)
 	return err
 }
 

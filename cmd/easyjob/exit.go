@@ -13,9 +13,10 @@ const (
 	exitFailed   = 1 // the operation failed (database unreachable, not migrated, ...)
 	exitUsage    = 2 // bad flags or arguments
 	exitNotFound = 3 // unknown task
-	exitInvalid  = 4 // invalid input (a cron expression)
+	exitInvalid  = 4 // invalid input (a cron expression, a schedule's arguments or handler kind)
 	exitInUse    = 5 // remove refused: a live node registers the task
-	exitRefused  = 6 // trigger refused: no node would run it (a chain step, or no live node registers it)
+	exitRefused  = 6 // refused: trigger of a task no node would run (a chain step, or no live node registers it); update of a task registered in code
+	exitExists   = 7 // create refused: the name is taken in the group
 )
 
 // usageError is wrong input on the command line: exit status 2.
@@ -41,9 +42,12 @@ func exitCode(err error) int {
 		return exitInUse
 	case errors.Is(err, easyjob.ErrTaskNotFound):
 		return exitNotFound
-	case errors.Is(err, easyjob.ErrNotTriggerable):
+	case errors.Is(err, easyjob.ErrNotTriggerable), errors.Is(err, easyjob.ErrNotDynamic):
 		return exitRefused
-	case errors.Is(err, easyjob.ErrInvalidCron):
+	case errors.Is(err, easyjob.ErrTaskExists):
+		return exitExists
+	case errors.Is(err, easyjob.ErrInvalidCron), errors.Is(err, easyjob.ErrInvalidArgs),
+		errors.Is(err, easyjob.ErrUnknownHandler), errors.Is(err, easyjob.ErrInvalidName):
 		return exitInvalid
 	case errors.Is(err, easyjob.ErrInvalidConfig), errors.Is(err, easyjob.ErrInvalidOption):
 		return exitUsage

@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"slices"
 	"strconv"
 
 	"github.com/easyjob-go/easyjob/easyjob"
@@ -45,7 +46,17 @@ func historyFlags(fs *flag.FlagSet) action {
 			fmt.Fprintf(e.out, "no runs of %q\n", args[0])
 			return nil
 		}
-		t := newTable(e.out, "ID", "STATUS", "KIND", "SCHEDULED", "STARTED", "TOOK", "NODE", "ATTEMPT", "ERROR")
+		// ARGS only when a run of the page has arguments (a schedule
+		// created at runtime, or a trigger --args): --json has them in full.
+		withArgs := false
+		for _, r := range runs {
+			withArgs = withArgs || len(r.Args) > 0
+		}
+		header := []string{"ID", "STATUS", "KIND", "SCHEDULED", "STARTED", "TOOK", "NODE", "ATTEMPT", "ERROR"}
+		if withArgs {
+			header = slices.Insert(header, len(header)-1, "ARGS")
+		}
+		t := newTable(e.out, header...)
 		for _, r := range runs {
 			took := "-"
 			if r.Status == repository.ExecRunning {
@@ -54,9 +65,12 @@ func historyFlags(fs *flag.FlagSet) action {
 				took = shortDuration(r.Duration())
 			}
 			// KIND is "-" for a run recorded before runs had kinds.
-			t.row(strconv.FormatInt(r.ID, 10), string(r.Status), string(r.Kind), r.ScheduledAt.Format("2006-01-02 15:04:05.000"),
-				relTime(r.StartedAt, now), took, strconv.FormatInt(r.NodeID, 10), strconv.Itoa(r.Attempt),
-				truncate(oneLine(r.Error), 60))
+			cells := []string{strconv.FormatInt(r.ID, 10), string(r.Status), string(r.Kind), r.ScheduledAt.Format("2006-01-02 15:04:05.000"),
+				relTime(r.StartedAt, now), took, strconv.FormatInt(r.NodeID, 10), strconv.Itoa(r.Attempt)}
+			if withArgs {
+				cells = append(cells, truncate(compactJSON(r.Args), 40))
+			}
+			t.row(append(cells, truncate(oneLine(r.Error), 60))...)
 		}
 		t.flush()
 		if len(runs) == *limit {

@@ -72,7 +72,7 @@ func (op operation) run(ctx context.Context, args []string, stdout, stderr io.Wr
 		fs.SetOutput(stderr)
 		fmt.Fprintf(stderr, "usage: easyjob %s [flags] %s\n\n%s.\n\nflags:\n", op.name, op.args, op.help)
 		fs.PrintDefaults()
-		fmt.Fprintf(stderr, "\nexit status: 0 ok, 1 failed, 2 usage, 3 unknown task, 4 invalid input, 5 task in use (remove)\n")
+		fmt.Fprintf(stderr, "\nexit status: 0 ok, 1 failed, 2 usage, 3 unknown task, 4 invalid input, 5 task in use (remove), 6 refused (trigger, update), 7 name taken (create)\n")
 		return exitOK
 	}
 	if err != nil {

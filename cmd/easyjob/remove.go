@@ -12,7 +12,7 @@ import (
 
 // removeFlags is the setup of remove: --force, --drop-history.
 func removeFlags(fs *flag.FlagSet) action {
-	force := fs.Bool("force", false, "remove even while a live node registers the task or a fire of it is claimed")
+	force := fs.Bool("force", false, "remove even while a live node registers the task or a fire of it is claimed (a schedule created at runtime needs none: it goes at once)")
 	drop := fs.Bool("drop-history", false, "delete the task's runs too (default: kept, 'easyjob history NAME' still shows them)")
 	return func(ctx context.Context, e *env, args []string) error {
 		removed, err := e.client.Remove(ctx, args[0], easyjob.RemoveOptions{Force: *force, DropHistory: *drop})

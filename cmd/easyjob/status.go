@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -136,8 +137,20 @@ func printTasks(out io.Writer, tasks []easyjob.TaskInfo, now time.Time, group st
 		fmt.Fprintf(out, "no tasks in group %q\n", group)
 		return
 	}
-	t := newTable(out, "ID", "NAME", "PARENT", "CRON", "STATUS", "NEXT", "NODE", "LAST", "FINISHED", "ERROR")
-	overridden, stale := 0, 0
+	// HANDLER only when the group has schedules created at runtime (a task
+	// registered in code is its own handler: "-").
+	dynamic := 0
+	for _, x := range tasks {
+		if x.Dynamic {
+			dynamic++
+		}
+	}
+	header := []string{"ID", "NAME", "PARENT", "CRON", "STATUS", "NEXT", "NODE", "LAST", "FINISHED", "ERROR"}
+	if dynamic > 0 {
+		header = slices.Insert(header, 2, "HANDLER")
+	}
+	t := newTable(out, header...)
+	overridden, stale, waiting := 0, 0, 0
 	for _, x := range tasks {
 		cron := orAfterParent(x.Cron)
 		if x.Timezone != "" {
@@ -151,6 +164,10 @@ func printTasks(out io.Writer, tasks []easyjob.TaskInfo, now time.Time, group st
 		if x.Stale {
 			status += " (stale)"
 			stale++
+		}
+		if x.Waiting {
+			status += " (waiting)"
+			waiting++
 		}
 		if x.Status == repository.TaskDoing && x.Paused {
 			status += " (pausing)"
@@ -166,12 +183,26 @@ func printTasks(out io.Writer, tasks []easyjob.TaskInfo, now time.Time, group st
 		if x.NodeID != 0 {
 			node = strconv.FormatInt(x.NodeID, 10)
 		}
-		t.row(strconv.FormatInt(x.ID, 10), x.Name, x.Parent, cron, status, next, node,
-			string(x.LastStatus), relTime(x.LastFinishedAt, now), truncate(oneLine(x.LastError), 40))
+		cells := []string{strconv.FormatInt(x.ID, 10), x.Name}
+		if dynamic > 0 {
+			handler := ""
+			if x.Dynamic {
+				handler = x.Handler
+			}
+			cells = append(cells, handler)
+		}
+		t.row(append(cells, x.Parent, cron, status, next, node,
+			string(x.LastStatus), relTime(x.LastFinishedAt, now), truncate(oneLine(x.LastError), 40))...)
 	}
 	t.flush()
 	if overridden > 0 {
 		fmt.Fprintf(out, "\n%d task(s) rescheduled by an operator: the override holds until the code registers another cron ('easyjob reschedule NAME --reset' ends it)\n", overridden)
+	}
+	if dynamic > 0 {
+		fmt.Fprintf(out, "\n%d schedule(s) created at runtime, run by their HANDLER ('easyjob update NAME' edits one, 'easyjob remove NAME' deletes it)\n", dynamic)
+	}
+	if waiting > 0 {
+		fmt.Fprintf(out, "\n%d schedule(s) waiting: no live node registers their handler; they fire once a node with it runs\n", waiting)
 	}
 	if stale > 0 {
 		fmt.Fprintf(out, "\n%d stale task(s): no live node registers them, so they do not fire ('easyjob remove NAME' deletes one)\n", stale)

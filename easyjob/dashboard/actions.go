@@ -1,6 +1,7 @@
 package dashboard
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -12,7 +13,8 @@ import (
 )
 
 // action runs one operator action from a form: op (trigger, pause,
-// resume, reschedule), name, cron (reschedule), the CSRF token, and back
+// resume, reschedule), name, cron (reschedule), args (trigger: JSON run
+// arguments instead of the schedule's own), the CSRF token, and back
 // (the task list's query, when the form was on the list). It answers
 // 303 See Other to the page the form was on. The audit log records the
 // action under the request's actor (Options.Actor).
@@ -21,7 +23,7 @@ func (h *Handler) action(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, http.StatusForbidden, "This dashboard is read-only for you: actions are not allowed.")
 		return
 	}
-	r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
+	r.Body = http.MaxBytesReader(w, r.Body, maxFormBody) // a trigger's args
 	if err := r.ParseForm(); err != nil {
 		h.fail(w, r, http.StatusBadRequest, "unreadable form: "+err.Error())
 		return
@@ -37,7 +39,11 @@ func (h *Handler) action(w http.ResponseWriter, r *http.Request) {
 	var err error
 	switch op {
 	case "trigger":
-		_, err = h.client.Trigger(ctx, name)
+		var opts []easyjob.TriggerOption
+		if args := strings.TrimSpace(r.PostFormValue("args")); args != "" {
+			opts = append(opts, easyjob.WithArgs(json.RawMessage(args)))
+		}
+		_, err = h.client.Trigger(ctx, name, opts...)
 	case "pause":
 		_, err = h.client.Pause(ctx, name)
 	case "resume":
@@ -52,6 +58,9 @@ func (h *Handler) action(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case errors.Is(err, easyjob.ErrTaskNotFound):
 		h.notFound(w, r, name)
+		return
+	case op == "trigger" && errors.Is(err, easyjob.ErrInvalidArgs):
+		h.triggerFailed(w, r, name, err)
 		return
 	case errors.Is(err, easyjob.ErrNotTriggerable):
 		h.fail(w, r, http.StatusConflict, "Not triggered: "+err.Error())

@@ -28,9 +28,14 @@ const (
 // actor is who acts in r: Options.Actor's name (default the basic-auth
 // user), via the dashboard, from the host part of the remote address.
 func (h *Handler) actor(r *http.Request) easyjob.Actor {
+	return requestActor(h.opts, r, "dashboard")
+}
+
+// requestActor is who acts in r by o, via the tool via.
+func requestActor(o Options, r *http.Request, via string) easyjob.Actor {
 	var name string
-	if h.opts.Actor != nil {
-		name = h.opts.Actor(r)
+	if o.Actor != nil {
+		name = o.Actor(r)
 	} else if u, _, ok := r.BasicAuth(); ok {
 		name = u
 	}
@@ -42,7 +47,7 @@ func (h *Handler) actor(r *http.Request) easyjob.Actor {
 	if err != nil { // no port: a test's or a proxy's address as is
 		from = r.RemoteAddr
 	}
-	return easyjob.Actor{Name: name, Via: "dashboard", From: cleanActor(from)}
+	return easyjob.Actor{Name: name, Via: via, From: cleanActor(from)}
 }
 
 // cleanActor makes s fit for the log: valid UTF-8 on one line, without

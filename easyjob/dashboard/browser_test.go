@@ -24,7 +24,9 @@ import (
 // fresh PostgreSQL database. It loads every view, triggers and pauses a
 // task by clicking and sees the run appear (a manual run) and the
 // trigger in the task's operator actions, previews and saves a new
-// schedule, sees the three actions in the audit log, kills a node and sees it turn dead and its tasks move, and
+// schedule, creates a schedule from the form (a refusal shown inline
+// first), checks that pages fit a phone's screen, sees the three actions
+// in the audit log, kills a node and sees it turn dead and its tasks move, and
 // measures the queries one open dashboard costs. Screenshots of each view
 // go to $EASYJOB_ARTIFACTS (default: <tmp>/easyjob-artifacts)/dashboard.
 //
@@ -105,6 +107,25 @@ func TestBrowser(t *testing.T) {
 	if ti, err := client.Task(ctx, "slow"); err != nil || ti.Cron != "*/6 * * * * *" {
 		t.Fatalf("after saving the schedule: %+v, %v", ti, err)
 	}
+
+	// A schedule from the form: args its handler refuses come back inline
+	// with the library's message; fixed, it is created and its page
+	// shows its handler and args.
+	b.open("/schedule/new")
+	b.waitJS("the handler echo offered", `document.querySelector('#handlers option[value="echo"]') !== null`)
+	b.setValue("#name", "from-form")
+	b.setValue("#handler", "echo")
+	b.setValue("#cron", "0 0 * * * *")
+	b.setValue("#args", `{"n": "x"}`)
+	b.click("#save")
+	b.waitJS("the refusal inline", `(document.getElementById("form-error")?.textContent || "").includes("args.n")`)
+	b.shot("schedule-refused")
+	b.setValue("#args", `{"n": 7}`)
+	b.click("#save")
+	b.waitJS("the schedule's page", `document.querySelector("#task-handler code")?.textContent === "echo" && document.querySelector("#task-args code").textContent === '{"n":7}'`)
+	b.shot("schedule-created")
+	// On a phone, nothing makes a page scroll sideways.
+	b.phone("/schedule/new", "/task?name=from-form", "/tasks", "/", "/nodes", "/audit")
 
 	// The audit log: the trigger, the pause and the reschedule, by the
 	// dashboard's (anonymous) user.
@@ -258,6 +279,19 @@ func (b *browser) click(sel string) {
 	defer cancel()
 	if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool]("(document.querySelector("+strconv.Quote(sel)+").click(), true)")); err != nil {
 		b.t.Fatalf("click %s: %v", sel, err)
+	}
+}
+
+// phone opens each path on a phone-sized screen and checks that the page
+// does not scroll sideways; the screen is a desktop's again after.
+func (b *browser) phone(paths ...string) {
+	b.t.Helper()
+	b.run("phone screen", chromedp.EmulateViewport(390, 844, chromedp.EmulatePortrait, chromedp.EmulateMobile))
+	defer b.run("desktop screen", chromedp.EmulateReset())
+	for i, p := range paths {
+		b.open(p)
+		b.waitJS("no sideways scroll on "+p, `document.documentElement.scrollWidth <= document.documentElement.clientWidth`)
+		b.shot(fmt.Sprintf("phone-%d", i+1))
 	}
 }
 

@@ -24,17 +24,59 @@
 //   - the audit log (/audit, by task, paged): who paused, resumed,
 //     triggered, rescheduled, reset, removed or pruned what, when, via
 //     which tool and from where. Anyone who may see the dashboard may
-//     read it.
+//     read it;
+//   - the schedules created at runtime (easyjob.Client.Create): a "New
+//     schedule" form (/schedule/new: name, handler kind, offered from
+//     those the nodes publish, cron or one-off time, args as JSON, time
+//     zone, paused, policies), their edit (/schedule/edit), and on the
+//     task page their handler, args and revision and a trigger with args
+//     of its own; a form the library refuses comes back filled in with
+//     its message (which names the field). Each run shows its args and
+//     its kind.
 //
-// Actions go through easyjob.Client, with the CLI's semantics: trigger,
-// pause, resume, reschedule (validated, the next fires shown before it is
-// saved). They are refused in read-only mode (Options.ReadOnly) and, per
+// Actions go through easyjob.Client, with the CLI's semantics: trigger
+// (with args, for a runtime schedule), pause, resume, reschedule
+// (validated, the next fires shown before it is saved), create and
+// update. They are refused in read-only mode (Options.ReadOnly) and, per
 // request, when Options.CanAct says so. The client records each in the
 // audit log, with the action, under the request's user (Options.Actor;
 // by default the basic-auth user, else "anonymous"), via "dashboard",
 // from the request's remote host. Every action is a POST that needs
 // the page's CSRF token and a same-origin request. Everything shown is
 // escaped by html/template; pages forbid inline scripts (CSP).
+//
+// # JSON API
+//
+// The handler also serves a JSON API under /api/v1/ (NewAPI serves it
+// alone, for a service that wants no pages), described by
+// docs/openapi.yaml:
+//
+//	GET    /api/v1/tasks                  a page of tasks (?q= ?show= ?limit= ?offset=)
+//	POST   /api/v1/tasks                  create a schedule, or a batch (an array: all or none)
+//	GET    /api/v1/tasks/{name}           one task, with its policies
+//	PUT    /api/v1/tasks/{name}           replace a runtime schedule's definition
+//	DELETE /api/v1/tasks/{name}           remove (?force= ?drop_history=)
+//	POST   /api/v1/tasks/{name}/pause     pause
+//	POST   /api/v1/tasks/{name}/resume    resume
+//	POST   /api/v1/tasks/{name}/trigger   one fire now, optionally {"args": ...}
+//	GET    /api/v1/tasks/{name}/history   its runs (?status= ?since= ?before_id= ?limit=)
+//	GET    /api/v1/nodes                  the nodes
+//	GET    /api/v1/handlers               the handler kinds the nodes publish
+//	GET    /api/v1/audit                  the audit log (?task= ?since= ?before_id= ?limit=)
+//
+// The same Options apply: a write is refused with 403 when the handler
+// is read-only or CanAct says no, and recorded in the audit log under
+// Options.Actor's user, via "api". A write must be sent with
+// Content-Type: application/json (415 otherwise): a page of another site
+// cannot send one without a CORS preflight, which the API never answers,
+// so no CSRF token is needed; a request the browser marks as cross-origin
+// is refused as well. Bodies are bounded (1 MiB; 16 MiB and 10,000
+// schedules for a batch) and unknown fields refused. An error answers
+// {"error": the library's message, "code": a stable code}: invalid_args,
+// invalid_cron, invalid_name, invalid_option, invalid_request (400);
+// forbidden (403); not_found (404); exists, unknown_handler, not_dynamic,
+// not_triggerable, in_use (409); too_large (413); unsupported_media_type
+// (415); internal (500, the details in the log only).
 //
 // Authentication is the embedder's: wrap the handler in the service's own
 // middleware (BasicAuth is one, used by the standalone command).

@@ -2,6 +2,7 @@ package dashboard_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -59,4 +60,44 @@ func requireLogin(h http.Handler) http.Handler {
 		}
 		h.ServeHTTP(w, r)
 	})
+}
+
+// A service serves the JSON API alone (dashboard.New serves it under
+// /api/v1/ next to the pages). Writes need Content-Type: application/json.
+func ExampleNewAPI() {
+	ctx := context.Background()
+	client, err := easyjob.NewClient(ctx, easyjob.Config{Store: memory.New()})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer client.Close()
+	mux := http.NewServeMux()
+	mux.Handle("/jobs/", http.StripPrefix("/jobs", dashboard.NewAPI(client, dashboard.Options{})))
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+
+	send := func(method, path, body string) {
+		req, _ := http.NewRequestWithContext(ctx, method, srv.URL+path, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		defer res.Body.Close()
+		var out struct{ Name, Code string }
+		_ = json.NewDecoder(res.Body).Decode(&out)
+		fmt.Println(method, path, res.StatusCode, out.Name+out.Code)
+	}
+	// No node registers "report" yet: refused, unless allow_unknown.
+	send(http.MethodPost, "/jobs/api/v1/tasks", `{"name": "nightly", "handler": "report", "cron": "0 3 * * *"}`)
+	send(http.MethodPost, "/jobs/api/v1/tasks", `{"name": "nightly", "handler": "report", "cron": "0 3 * * *", "args": {"day": "mon"}, "allow_unknown": true}`)
+	send(http.MethodGet, "/jobs/api/v1/tasks/nightly", "")
+	send(http.MethodGet, "/jobs/api/v1/tasks/nope", "")
+	// Output:
+	// POST /jobs/api/v1/tasks 409 unknown_handler
+	// POST /jobs/api/v1/tasks 201 nightly
+	// GET /jobs/api/v1/tasks/nightly 200 nightly
+	// GET /jobs/api/v1/tasks/nope 404 not_found
 }

@@ -99,7 +99,7 @@ func (f *fixture) run(name string, st repository.ExecStatus, errText string) {
 	}
 	res, err := f.store.Finish(f.ctx, []repository.Finish{{
 		Claim: t.Claim(), ExecutionID: x.ID, Status: st, Error: errText,
-		Next: t.NextStartTime.Add(time.Minute), NextAttempt: 1, Cron: t.Cron, Keep: true,
+		Next: t.NextStartTime.Add(time.Minute), NextAttempt: 1, Cron: t.Cron, Revision: t.Revision, Keep: true,
 	}})
 	if err != nil || res[0].Err != nil {
 		f.t.Fatalf("finish %s: %v %v", name, res, err)

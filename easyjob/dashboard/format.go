@@ -19,6 +19,7 @@ var funcs = template.FuncMap{
 	"stamp":     func(t time.Time) string { return zeroOr(t, t.UTC().Format("2006-01-02 15:04:05 UTC")) },
 	"words":     describeCron,
 	"trunc":     truncate,
+	"compact":   compactJSON,
 	"explain":   explainStatus,
 	"whykind":   explainKind,
 	"dict":      dict,

@@ -12,19 +12,20 @@ import (
 // Options configure a dashboard. The zero value is a dashboard with
 // actions, refreshing every 2 seconds, showing the last 5 minutes of fires.
 type Options struct {
-	// ReadOnly hides the actions (trigger, pause, resume, reschedule) and
-	// refuses them with 403 Forbidden.
+	// ReadOnly hides the actions (trigger, pause, resume, reschedule,
+	// the schedule forms) and refuses them, and every write of the JSON
+	// API, with 403 Forbidden.
 	ReadOnly bool
 	// CanAct, when set, decides per request whether its user may act: the
-	// actions are shown and accepted only when it returns true (and
-	// ReadOnly is false). Authentication is the embedder's: wrap the
+	// actions are shown and accepted (the JSON API's writes too) only
+	// when it returns true (and ReadOnly is false). Authentication is the embedder's: wrap the
 	// handler in its middleware, which may leave a role in the request's
 	// context for CanAct to read. Nil lets every request act.
 	CanAct func(r *http.Request) bool
 	// Actor names the user of an action request, for the audit log (the
-	// entry says via "dashboard", from the host of the request's
-	// RemoteAddr: behind a proxy, set it from the proxy's header in the
-	// middleware that trusts it).
+	// entry says via "dashboard", or "api" for the JSON API, from the
+	// host of the request's RemoteAddr: behind a proxy, set it from the
+	// proxy's header in the middleware that trusts it).
 	// Default: the HTTP basic-auth user name when the request carries
 	// one, else "anonymous". An embedder whose middleware authenticates
 	// otherwise returns its user here. The name is recorded without
@@ -54,10 +55,11 @@ type Handler struct {
 	cache  *cache
 	mux    *http.ServeMux
 	pages  *pages
+	api    *API
 }
 
-// New returns the dashboard of c's group. The handler does not close c.
-func New(c *easyjob.Client, o Options) *Handler {
+// withDefaults fills in the defaults of o.
+func (o Options) withDefaults() Options {
 	if o.Refresh <= 0 {
 		o.Refresh = 2 * time.Second
 	}
@@ -70,7 +72,15 @@ func New(c *easyjob.Client, o Options) *Handler {
 	if o.MaxRuns <= 0 {
 		o.MaxRuns = 2000
 	}
+	return o
+}
+
+// New returns the dashboard of c's group, its JSON API under /api/v1/
+// included (see NewAPI). The handler does not close c.
+func New(c *easyjob.Client, o Options) *Handler {
+	o = o.withDefaults()
 	h := &Handler{client: c, opts: o, cache: newCache(o.Refresh), mux: http.NewServeMux(), pages: loadPages()}
+	h.api = newAPI(c, o, h.cache.clear)
 	h.mux.HandleFunc("GET /{$}", h.overview)
 	h.mux.HandleFunc("GET /tasks", h.tasks)
 	h.mux.HandleFunc("GET /task", h.task)
@@ -78,6 +88,11 @@ func New(c *easyjob.Client, o Options) *Handler {
 	h.mux.HandleFunc("GET /audit", h.audit)
 	h.mux.HandleFunc("GET /reschedule", h.reschedulePreview)
 	h.mux.HandleFunc("POST /action", h.action)
+	h.mux.HandleFunc("GET /schedule/new", h.newSchedule)
+	h.mux.HandleFunc("POST /schedule/new", h.createSchedule)
+	h.mux.HandleFunc("GET /schedule/edit", h.editSchedule)
+	h.mux.HandleFunc("POST /schedule/edit", h.updateSchedule)
+	h.mux.Handle(apiPrefix+"/", h.api)
 	h.mux.Handle("GET /assets/", assetHandler())
 	return h
 }
@@ -85,13 +100,7 @@ func New(c *easyjob.Client, o Options) *Handler {
 // ServeHTTP serves the dashboard's pages, assets and actions.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	base := mountPoint(r)
-	if !strings.HasPrefix(r.URL.Path, "/") { // mounted with StripPrefix("/x/")
-		r2 := *r
-		u := *r.URL
-		u.Path, u.RawPath = "/"+u.Path, ""
-		r2.URL = &u
-		r = &r2
-	}
+	r = rooted(r)
 	hd := w.Header()
 	hd.Set("Content-Security-Policy",
 		"default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'")
@@ -99,6 +108,22 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	hd.Set("X-Frame-Options", "DENY")
 	hd.Set("Referrer-Policy", "same-origin")
 	h.mux.ServeHTTP(w, r.WithContext(withBase(r.Context(), base)))
+}
+
+// rooted returns r with a path that starts with a slash (a handler
+// mounted with StripPrefix("/x/") sees "tasks" for "/x/tasks").
+func rooted(r *http.Request) *http.Request {
+	if strings.HasPrefix(r.URL.Path, "/") {
+		return r
+	}
+	r2 := *r
+	u := *r.URL
+	u.Path = "/" + u.Path
+	if u.RawPath != "" {
+		u.RawPath = "/" + u.RawPath
+	}
+	r2.URL = &u
+	return &r2
 }
 
 // canAct reports whether r may run actions.

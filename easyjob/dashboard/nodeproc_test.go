@@ -75,6 +75,11 @@ func runNodeProcess(spec string) int {
 			return 1
 		}
 	}
+	// The handler kind of the browser test's schedule created from the form.
+	if err := s.Handle("echo", easyjob.HandlerOf(func(context.Context, echoArgs) error { return nil })); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
 	if err := s.Run(ctx); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1

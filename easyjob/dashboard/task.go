@@ -183,6 +183,10 @@ func flash(done string) string {
 		return "Resumed: it fires again on its schedule."
 	case "reschedule":
 		return "Rescheduled: the new cron applies from the next fire not yet claimed."
+	case "create":
+		return "Created: every live node that registers its handler picks it up within a poll."
+	case "update":
+		return "Updated: the new definition applies from the next fire not yet claimed (a running fire completes with the one it started with)."
 	}
 	return ""
 }

@@ -112,6 +112,7 @@ func listQuery(search, show string, page int) string {
 // newTaskRow adds to t what the pages show: its cron in words, up to
 // extra fires after its next one, its owner's name.
 func newTaskRow(t TaskView, s snapshot, extra int) taskRow {
+	markWaiting(&t.TaskInfo, s.live)
 	row := taskRow{TaskView: t, Words: describeCron(t.Cron, t.Timezone)}
 	if t.NodeID != 0 {
 		row.Owner = s.nodeName(t.NodeID)

@@ -24,6 +24,9 @@ type Overview struct {
 	// Collisions names the tasks live nodes register with different code
 	// (two services sharing the group and a task name), with who does.
 	Collisions []string `json:"collisions,omitempty"`
+	// live are the live nodes with their task sets: whether a runtime
+	// schedule's handler runs somewhere (waiting).
+	live []repository.NodeTasks
 }
 
 // FailureWindow is how far back Overview counts failures.
@@ -103,6 +106,7 @@ func readOverview(ctx context.Context, c *easyjob.Client) (Overview, error) {
 	if err != nil {
 		return Overview{}, viewErr(c, "overview", err)
 	}
+	o.live = sets
 	for _, k := range repository.Collisions(sets) {
 		o.Collisions = append(o.Collisions, k.Name+": "+k.Describe())
 	}
@@ -184,6 +188,22 @@ func taskViews(rows []repository.TaskRow) []TaskView {
 		out[i].Stale = r.Stale
 	}
 	return out
+}
+
+// markWaiting sets Waiting on t when it is a runtime schedule whose
+// handler none of the live nodes registers (and clears Stale on it: a
+// runtime schedule is data, not code).
+func markWaiting(t *easyjob.TaskInfo, live []repository.NodeTasks) {
+	if !t.Dynamic {
+		return
+	}
+	t.Stale, t.Waiting = false, true
+	for _, n := range live {
+		if n.Registers(t.Handler) {
+			t.Waiting = false
+			return
+		}
+	}
 }
 
 // viewErr names the group in a failed read.

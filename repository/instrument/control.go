@@ -26,13 +26,30 @@ func (s *store) Resume(ctx context.Context, group, name string) (repository.Task
 	return call(ctx, s, "Resume", func(ctx context.Context) (repository.Task, error) { return s.inner.Resume(ctx, group, name) })
 }
 
-func (s *store) Trigger(ctx context.Context, group, name string) (repository.Task, error) {
-	return call(ctx, s, "Trigger", func(ctx context.Context) (repository.Task, error) { return s.inner.Trigger(ctx, group, name) })
+func (s *store) Trigger(ctx context.Context, group, name string, args string) (repository.Task, error) {
+	return call(ctx, s, "Trigger", func(ctx context.Context) (repository.Task, error) { return s.inner.Trigger(ctx, group, name, args) })
 }
 
-func (s *store) Reschedule(ctx context.Context, group, name, cron string, next time.Time) (repository.Task, error) {
+func (s *store) Reschedule(ctx context.Context, group, name, cron string, next []time.Time) (repository.Task, error) {
 	return call(ctx, s, "Reschedule", func(ctx context.Context) (repository.Task, error) {
 		return s.inner.Reschedule(ctx, group, name, cron, next)
+	})
+}
+
+// CreateSchedules reports its rows: definitions asked, rows written (all
+// or none).
+func (s *store) CreateSchedules(ctx context.Context, group string, defs []repository.ScheduleDef) ([]repository.Task, error) {
+	ctx, began, cancel := s.begin(ctx, "CreateSchedules")
+	defer cancel()
+	ts, err := s.inner.CreateSchedules(ctx, group, defs)
+	err = bounded(ctx, err)
+	s.end(Call{Op: "CreateSchedules", Began: began, Err: err, Rows: len(defs), Won: len(ts)})
+	return ts, err
+}
+
+func (s *store) UpdateSchedule(ctx context.Context, group, name string, def repository.ScheduleDef) (repository.Task, error) {
+	return call(ctx, s, "UpdateSchedule", func(ctx context.Context) (repository.Task, error) {
+		return s.inner.UpdateSchedule(ctx, group, name, def)
 	})
 }
 

@@ -23,10 +23,10 @@ type Call struct {
 	Took  time.Duration
 	Err   error
 	// Rows is how many rows a batched call asked for (Claim: refs,
-	// Release: claims, StartExecutions, Finish, RecoverAll: requests), 0
-	// for the others; Won is how many it got (claims won, rows released,
-	// starts and finishes whose row has no error: not fenced, recoveries
-	// applied).
+	// Release: claims, StartExecutions, Finish, RecoverAll: requests,
+	// CreateSchedules: definitions), 0 for the others; Won is how many it
+	// got (claims won, rows released, starts and finishes whose row has no
+	// error: not fenced, recoveries applied, schedules created).
 	Rows, Won int
 	// Node is the node row a RegisterNode or Heartbeat wrote.
 	Node repository.NodeID

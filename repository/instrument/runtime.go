@@ -150,6 +150,10 @@ func (s *store) Orphans(ctx context.Context, group string, deadAfter time.Durati
 	return call(ctx, s, "Orphans", func(ctx context.Context) ([]repository.Orphan, error) { return s.inner.Orphans(ctx, group, deadAfter) })
 }
 
+func (s *store) RegisteredTasks(ctx context.Context, group string) ([]repository.Task, error) {
+	return call(ctx, s, "RegisteredTasks", func(ctx context.Context) ([]repository.Task, error) { return s.inner.RegisteredTasks(ctx, group) })
+}
+
 func (s *store) Tasks(ctx context.Context, group string) ([]repository.Task, error) {
 	return call(ctx, s, "Tasks", func(ctx context.Context) ([]repository.Task, error) { return s.inner.Tasks(ctx, group) })
 }
@@ -164,4 +168,15 @@ func (s *store) PruneHistory(ctx context.Context, group string, maxAge time.Dura
 
 func (s *store) RemoveTask(ctx context.Context, group, name string, o repository.Removal) ([]repository.Task, error) {
 	return call(ctx, s, "RemoveTask", func(ctx context.Context) ([]repository.Task, error) { return s.inner.RemoveTask(ctx, group, name, o) })
+}
+
+func (s *store) PublishHandlers(ctx context.Context, group string, hs []repository.HandlerDef) error {
+	_, err := call(ctx, s, "PublishHandlers", func(ctx context.Context) (struct{}, error) {
+		return struct{}{}, s.inner.PublishHandlers(ctx, group, hs)
+	})
+	return err
+}
+
+func (s *store) Handlers(ctx context.Context, group string) ([]repository.HandlerDef, error) {
+	return call(ctx, s, "Handlers", func(ctx context.Context) ([]repository.HandlerDef, error) { return s.inner.Handlers(ctx, group) })
 }

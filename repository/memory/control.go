@@ -2,6 +2,7 @@ package memory
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/easyjob-go/easyjob/repository"
@@ -38,39 +39,65 @@ func (s *Store) Resume(ctx context.Context, group, name string) (repository.Task
 
 // Trigger asks for one fire now: a doing task gets trigger_requested, any
 // other becomes pending at now with attempt 1 (version+1, paused flag kept).
-func (s *Store) Trigger(ctx context.Context, group, name string) (repository.Task, error) {
+// Either way FireArgs are args, the arguments of the fire asked for.
+func (s *Store) Trigger(ctx context.Context, group, name string, args string) (repository.Task, error) {
+	if err := repository.CheckArgs(fmt.Sprintf("trigger %q of group %q", name, group), args); err != nil {
+		return repository.Task{}, err
+	}
 	return s.control(ctx, group, name, true, func(t *repository.Task, now time.Time) bool {
 		if t.Status == repository.TaskDoing {
-			changed := !t.TriggerRequested
-			t.TriggerRequested = true
+			changed := !t.TriggerRequested || t.FireArgs != args
+			t.TriggerRequested, t.FireArgs = true, args
 			return changed
 		}
 		t.Status, t.NextStartTime, t.Attempt, t.FireKind = repository.TaskPending, now, 1, repository.RunManual
+		t.FireArgs = args
 		t.Version++
 		return true
 	})
 }
 
-// Reschedule sets cron and next_start_time (a zero next keeps it) and marks
-// the task overridden (cleared when cron is the code's); a finished task
-// becomes pending. A doing task is not bumped: its Finish sees the cron
-// changed.
-func (s *Store) Reschedule(ctx context.Context, group, name, cron string, next time.Time) (repository.Task, error) {
+// retimeLocked gives t, re-timed by an operator, the new cron's fires: a
+// row not claimed takes the first (none: keeps its own); a claimed one
+// the first after its claimed fire, remembered until its finish or next
+// claim (retimeSQL).
+func (s *Store) retimeLocked(t *repository.Task, fires []time.Time) {
+	switch {
+	case t.Status == repository.TaskDoing:
+		held, ok := s.heldFire[t.ID]
+		if !ok {
+			held = t.NextStartTime
+		}
+		s.heldFire[t.ID] = held
+		t.NextStartTime = norm(repository.FireAfter(fires, held))
+	case len(fires) > 0:
+		delete(s.heldFire, t.ID)
+		t.NextStartTime = norm(fires[0])
+	default:
+		delete(s.heldFire, t.ID)
+	}
+}
+
+// Reschedule re-times the row to the first of next (retimeLocked) and marks
+// the task overridden (cleared when cron is the code's), revision+1; a
+// finished task becomes pending. A doing task is not bumped: its Finish
+// sees the cron changed. Any other loses a triggered fire (and its
+// arguments) to the cron's.
+func (s *Store) Reschedule(ctx context.Context, group, name, cron string, next []time.Time) (repository.Task, error) {
 	return s.control(ctx, group, name, false, func(t *repository.Task, now time.Time) bool {
 		t.Cron, t.OverriddenAt = cron, now
-		if !next.IsZero() {
-			t.NextStartTime = norm(next)
-		}
+		t.Revision++
+		s.retimeLocked(t, next)
 		if cron == t.CodeCron {
 			t.OverriddenAt = time.Time{}
 		}
 		switch t.Status {
 		case repository.TaskDoing:
 		case repository.TaskFinished:
-			t.Status, t.FireKind = repository.TaskPending, ""
+			t.Status, t.FireKind, t.FireArgs = repository.TaskPending, "", ""
 			t.Version++
 		default:
-			t.FireKind = ""
+			t.FireKind, t.FireArgs = "", ""
 			t.Version++
 		}
 		return true

@@ -16,6 +16,9 @@ func (s *Store) StartExecution(ctx context.Context, c repository.Claim, e reposi
 	if err := s.begin(ctx); err != nil {
 		return repository.Execution{}, err
 	}
+	if err := repository.CheckArgs(fmt.Sprintf("start execution of task %d", c.ID), e.Args); err != nil {
+		return repository.Execution{}, err
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.startLocked(c, e, s.now())
@@ -50,6 +53,8 @@ func (s *Store) startLocked(c repository.Claim, e repository.Execution, now time
 		Attempt:           max(e.Attempt, 1),
 		Misfire:           e.Misfire,
 		Kind:              e.Kind,
+		Args:              e.Args,
+		Revision:          e.Revision,
 	}
 	s.execs[x.ID] = x
 	s.execsByTask[c.ID] = append(s.execsByTask[c.ID], x.ID)
@@ -58,12 +63,23 @@ func (s *Store) startLocked(c repository.Claim, e repository.Execution, now time
 
 // appendLocked returns the execution row of f's run (Finish.Run): the one
 // at its start key when there is one (a retried finish, a row recovery
-// wrote), else a new row, running until the caller closes it.
+// wrote), else a new row, running until the caller closes it. A row found
+// that is still open and lacks the run's arguments or revision (recovery
+// wrote it) takes them.
 func (s *Store) appendLocked(f repository.Finish, status repository.ExecStatus, now time.Time) *repository.Execution {
 	r := f.Run
+	args := repository.RecordedArgs(r.Args)
 	for _, id := range s.execsByTask[f.Claim.ID] {
 		if x := s.execs[id]; x.Status != repository.ExecFenced && x.NodeID == f.Claim.NodeID &&
 			x.ScheduledAt.Equal(norm(r.ScheduledAt)) && x.Attempt == max(r.Attempt, 1) {
+			if x.Status == repository.ExecRunning || x.Status == repository.ExecAbandoned {
+				if x.Args == "" {
+					x.Args = args
+				}
+				if x.Revision == 0 {
+					x.Revision = r.Revision
+				}
+			}
 			return x
 		}
 	}
@@ -71,7 +87,7 @@ func (s *Store) appendLocked(f repository.Finish, status repository.ExecStatus, 
 	x := &repository.Execution{
 		ID: s.lastExec, TaskID: f.Claim.ID, ParentExecutionID: r.ParentExecutionID, NodeID: f.Claim.NodeID,
 		ScheduledAt: norm(r.ScheduledAt), StartedAt: now.Add(-f.Ran), Status: repository.ExecRunning,
-		Attempt: max(r.Attempt, 1), Misfire: r.Misfire, Kind: r.Kind,
+		Attempt: max(r.Attempt, 1), Misfire: r.Misfire, Kind: r.Kind, Args: args, Revision: r.Revision,
 	}
 	s.execs[x.ID] = x
 	s.execsByTask[f.Claim.ID] = append(s.execsByTask[f.Claim.ID], x.ID)
@@ -95,6 +111,7 @@ func (s *Store) Finish(ctx context.Context, fs []repository.Finish) ([]repositor
 		t := s.fenced(f.Claim)
 		if t != nil {
 			finishTask(t, f, now)
+			delete(s.heldFire, t.ID)
 			out[i].Task = *t
 			if f.Handoff && t.Status == repository.TaskPending {
 				handedOff[t.Group] = true
@@ -127,11 +144,16 @@ func (s *Store) Finish(ctx context.Context, fs []repository.Finish) ([]repositor
 
 // finishTask writes one held finish to its row, in the contract's priority.
 // Like the Postgres store, a zero f.Next keeps the row's next_start_time and
-// an attempt below 1 is written as 1.
+// an attempt below 1 is written as 1. A manual fire's arguments (FireArgs)
+// outlive the finish only for the extra fire a trigger asked for while it
+// ran.
 func finishTask(t *repository.Task, f repository.Finish, now time.Time) {
 	next, attempt := norm(f.Next), max(f.NextAttempt, 1)
 	if next.IsZero() {
 		next = t.NextStartTime
+	}
+	if f.Done || !t.TriggerRequested {
+		t.FireArgs = ""
 	}
 	t.Version++
 	t.LastStatus, t.LastError = f.Status, f.Error
@@ -146,13 +168,13 @@ func finishTask(t *repository.Task, f repository.Finish, now time.Time) {
 	case t.TriggerRequested:
 		release(repository.TaskPending)
 		t.NextStartTime, t.Attempt, t.TriggerRequested, t.FireKind = now, 1, false, repository.RunManual
-	case t.Cron != f.Cron: // rescheduled while the fire ran: the row's next wins
+	case t.Cron != f.Cron || t.Revision != f.Revision: // rescheduled or edited while the fire ran: the row's next wins
+		t.Attempt = 1
 		if t.Paused {
 			release(repository.TaskPaused)
 		} else {
 			release(repository.TaskPending)
 		}
-		t.Attempt = 1
 	case t.Paused:
 		release(repository.TaskPaused)
 		t.NextStartTime, t.Attempt = next, attempt

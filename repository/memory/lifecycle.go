@@ -9,8 +9,9 @@ import (
 )
 
 // MarkStale sets StaleSince on the tasks of group named in stale (kept
-// when set) and clears it on the others; versions do not change. It
-// returns every task of the group, by id.
+// when set) and clears it on the others; versions do not change. A
+// runtime schedule (Dynamic) is never marked. It returns every task of
+// the group, by id.
 func (s *Store) MarkStale(ctx context.Context, group string, stale []string) ([]repository.Task, error) {
 	if err := s.begin(ctx); err != nil {
 		return nil, err
@@ -21,7 +22,7 @@ func (s *Store) MarkStale(ctx context.Context, group string, stale []string) ([]
 	var out []repository.Task
 	for name, id := range s.byName[group] {
 		t := s.tasks[id]
-		if t.Status == repository.TaskRemoved {
+		if t.Status == repository.TaskRemoved || t.Dynamic {
 			continue
 		}
 		switch isStale := slices.Contains(stale, name); {
@@ -98,6 +99,9 @@ func (s *Store) deleteTaskLocked(group, name string, id repository.TaskID) {
 		delete(s.execs, xid)
 	}
 	delete(s.execsByTask, id)
+	if t := s.tasks[id]; t != nil {
+		s.unindexHandlerLocked(t)
+	}
 	delete(s.tasks, id)
 	delete(s.byName[group], name)
 	for _, t := range s.tasks {

@@ -2,6 +2,7 @@ package memory
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/easyjob-go/easyjob/repository"
 )
@@ -15,6 +16,11 @@ func (s *Store) StartExecutions(ctx context.Context, reqs []repository.ExecStart
 	}
 	if err := s.begin(ctx); err != nil {
 		return nil, err
+	}
+	for _, r := range reqs {
+		if err := repository.CheckArgs(fmt.Sprintf("start execution of task %d", r.Claim.ID), r.Execution.Args); err != nil {
+			return nil, err
+		}
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()

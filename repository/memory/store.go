@@ -2,6 +2,7 @@ package memory
 
 import (
 	"context"
+	"encoding/json"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -26,12 +27,17 @@ type Store struct {
 	lastExec    int64
 	nodes       map[repository.NodeID]*repository.Node
 	tasks       map[repository.TaskID]*repository.Task
-	byName      map[string]map[string]repository.TaskID // group -> name -> id
+	byName      map[string]map[string]repository.TaskID          // group -> name -> id
+	byHandler   map[string]map[string]map[repository.TaskID]bool // group -> handler -> ids (DueTasks)
 	execs       map[int64]*repository.Execution
 	execsByTask map[repository.TaskID][]int64 // ascending ids
 	listeners   map[string]map[*listener]struct{}
-	taskSets    map[string][]string     // id -> sorted names
-	audit       []repository.AuditEntry // ascending ids
+	taskSets    map[string][]string                   // id -> sorted names
+	audit       []repository.AuditEntry               // ascending ids
+	handlers    map[string]map[string]json.RawMessage // group -> kind -> schema
+	// heldFire is the claimed fire of a doing row an operator re-timed (the
+	// Postgres column held_fire), until its finish or next claim.
+	heldFire map[repository.TaskID]time.Time
 }
 
 // New returns an empty store.
@@ -41,10 +47,13 @@ func New(opts ...Option) *Store {
 		nodes:       make(map[repository.NodeID]*repository.Node),
 		tasks:       make(map[repository.TaskID]*repository.Task),
 		byName:      make(map[string]map[string]repository.TaskID),
+		byHandler:   make(map[string]map[string]map[repository.TaskID]bool),
+		handlers:    make(map[string]map[string]json.RawMessage),
 		execs:       make(map[int64]*repository.Execution),
 		execsByTask: make(map[repository.TaskID][]int64),
 		listeners:   make(map[string]map[*listener]struct{}),
 		taskSets:    make(map[string][]string),
+		heldFire:    make(map[repository.TaskID]time.Time),
 	}
 	for _, o := range opts {
 		o(s)

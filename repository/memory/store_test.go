@@ -73,7 +73,7 @@ func TestSkewedClockDecides(t *testing.T) {
 		t.Fatal(err)
 	}
 	names := []string{"local-soon", "store-soon", "store-later", "local-later"}
-	due, err := s.DueTasks(ctx, repository.DueQuery{Group: "g", Names: names, Window: 0})
+	due, err := s.DueTasks(ctx, repository.DueQuery{Group: "g", Handlers: names, Window: 0})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +83,7 @@ func TestSkewedClockDecides(t *testing.T) {
 	if time.Until(due.Now) < skew-time.Minute {
 		t.Errorf("Due.Now = %v: not the store clock", due.Now)
 	}
-	due, err = s.DueTasks(ctx, repository.DueQuery{Group: "g", Names: names, Window: 3 * time.Second})
+	due, err = s.DueTasks(ctx, repository.DueQuery{Group: "g", Handlers: names, Window: 3 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -255,7 +255,7 @@ func TestListenManyListeners(t *testing.T) {
 	}
 	deadline := time.After(5 * time.Second)
 	for got := 0; got < 10; {
-		if _, err := s.Trigger(ctx, "g", "job"); err != nil {
+		if _, err := s.Trigger(ctx, "g", "job", ""); err != nil {
 			t.Fatal(err)
 		}
 		select {

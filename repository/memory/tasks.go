@@ -3,6 +3,7 @@ package memory
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/easyjob-go/easyjob/repository"
@@ -25,6 +26,12 @@ func (s *Store) UpsertTasks(ctx context.Context, group string, defs []repository
 		inDefs[d.Name] = true
 	}
 	for _, d := range defs {
+		if t := s.tasks[stored[d.Name]]; t != nil && t.Dynamic && t.Status != repository.TaskRemoved {
+			return nil, fmt.Errorf("easyjob: upsert tasks of group %q: task %q is a runtime schedule: %w",
+				group, d.Name, repository.ErrTaskExists)
+		}
+	}
+	for _, d := range defs {
 		if _, ok := stored[d.Parent]; d.Parent != "" && !inDefs[d.Parent] && !ok {
 			return nil, fmt.Errorf("easyjob: task %q: parent %q: %w", d.Name, d.Parent, repository.ErrTaskNotFound)
 		}
@@ -43,16 +50,15 @@ func (s *Store) UpsertTasks(ctx context.Context, group string, defs []repository
 		}
 		s.lastTask++
 		t := &repository.Task{
-			ID: s.lastTask, Group: group, Name: d.Name, Cron: d.Cron, CodeCron: d.Cron,
-			Status: repository.TaskPending, Version: 1, Attempt: 1,
+			ID: s.lastTask, Group: group, Name: d.Name, Handler: d.Name, Cron: d.Cron, CodeCron: d.Cron,
+			Status: repository.TaskPending, Version: 1, Revision: 1, Attempt: 1,
 			NextStartTime: norm(d.NextStartTime), Options: d.Options,
 			CreatedAt: now, UpdatedAt: now,
 		}
 		if d.Finished {
 			t.Status = repository.TaskFinished
 		}
-		s.tasks[t.ID] = t
-		stored[d.Name] = t.ID
+		s.insertLocked(t)
 		isNew[t.ID] = true
 	}
 	changed := len(isNew) > 0
@@ -73,7 +79,7 @@ func (s *Store) UpsertTasks(ctx context.Context, group string, defs []repository
 			if touch {
 				u.UpdatedAt = now
 			}
-			*t = u
+			s.replaceLocked(t, u)
 			changed = true
 		}
 		out = append(out, *t)
@@ -84,8 +90,9 @@ func (s *Store) UpsertTasks(ctx context.Context, group string, defs []repository
 	return out, nil
 }
 
-// DueTasks lists the pending root tasks of q.Group named in q.Names with
-// next_start_time <= now + q.Window, by next_start_time then id.
+// DueTasks lists the pending root tasks of q.Group whose handler is in
+// q.Handlers with next_start_time <= now + q.Window, by next_start_time
+// then id.
 func (s *Store) DueTasks(ctx context.Context, q repository.DueQuery) (repository.Due, error) {
 	if err := s.begin(ctx); err != nil {
 		return repository.Due{}, err
@@ -94,18 +101,19 @@ func (s *Store) DueTasks(ctx context.Context, q repository.DueQuery) (repository
 	defer s.mu.Unlock()
 	now := s.now()
 	horizon := now.Add(q.Window)
-	stored := s.byName[q.Group]
-	seen := make(map[repository.TaskID]bool, len(q.Names))
+	byHandler := s.byHandler[q.Group]
+	seen := make(map[string]bool, len(q.Handlers))
 	var due []repository.Task
-	for _, name := range q.Names {
-		id, ok := stored[name]
-		if !ok || seen[id] {
+	for _, h := range q.Handlers {
+		if seen[h] {
 			continue
 		}
-		seen[id] = true
-		t := s.tasks[id]
-		if t.Status == repository.TaskPending && t.ParentID == 0 && !t.NextStartTime.After(horizon) {
-			due = append(due, *t)
+		seen[h] = true
+		for id := range byHandler[h] {
+			t := s.tasks[id]
+			if t.Status == repository.TaskPending && t.ParentID == 0 && !t.NextStartTime.After(horizon) {
+				due = append(due, *t)
+			}
 		}
 	}
 	sort.Slice(due, func(i, j int) bool {
@@ -139,6 +147,7 @@ func (s *Store) Claim(ctx context.Context, node repository.NodeID, refs []reposi
 		}
 		t.Status, t.NodeID, t.UpdatedAt = repository.TaskDoing, node, now
 		t.Version++
+		delete(s.heldFire, t.ID)
 		won = append(won, *t)
 	}
 	sortTasks(won)
@@ -215,6 +224,12 @@ func (s *Store) Tasks(ctx context.Context, group string) ([]repository.Task, err
 	return s.tasksLocked(group), nil
 }
 
+// RegisteredTasks lists the tasks of group registered in code, by id.
+func (s *Store) RegisteredTasks(ctx context.Context, group string) ([]repository.Task, error) {
+	ts, err := s.Tasks(ctx, group)
+	return slices.DeleteFunc(ts, func(t repository.Task) bool { return t.Dynamic }), err
+}
+
 // tasksLocked copies the tasks of group (not the removed ones), by id.
 func (s *Store) tasksLocked(group string) []repository.Task {
 	var out []repository.Task
@@ -244,6 +259,51 @@ func (s *Store) anyTaskLocked(group, name string) (*repository.Task, error) {
 		return nil, notFound(group, name)
 	}
 	return s.tasks[id], nil
+}
+
+// insertLocked adds the new row t to the store and its indexes.
+func (s *Store) insertLocked(t *repository.Task) {
+	s.tasks[t.ID] = t
+	if s.byName[t.Group] == nil {
+		s.byName[t.Group] = make(map[string]repository.TaskID)
+	}
+	s.byName[t.Group][t.Name] = t.ID
+	s.indexHandlerLocked(t)
+}
+
+// replaceLocked writes u over the stored row t, keeping the handler index
+// (DueTasks) in step when the handler changes.
+func (s *Store) replaceLocked(t *repository.Task, u repository.Task) {
+	if u.Handler != t.Handler {
+		s.unindexHandlerLocked(t)
+		*t = u
+		s.indexHandlerLocked(t)
+		return
+	}
+	*t = u
+}
+
+func (s *Store) indexHandlerLocked(t *repository.Task) {
+	g := s.byHandler[t.Group]
+	if g == nil {
+		g = make(map[string]map[repository.TaskID]bool)
+		s.byHandler[t.Group] = g
+	}
+	if g[t.Handler] == nil {
+		g[t.Handler] = make(map[repository.TaskID]bool)
+	}
+	g[t.Handler][t.ID] = true
+}
+
+func (s *Store) unindexHandlerLocked(t *repository.Task) {
+	g := s.byHandler[t.Group]
+	delete(g[t.Handler], t.ID)
+	if len(g[t.Handler]) == 0 {
+		delete(g, t.Handler)
+	}
+	if len(g) == 0 {
+		delete(s.byHandler, t.Group)
+	}
 }
 
 func notFound(group, name string) error {

@@ -22,7 +22,7 @@ func (s *Store) TaskCounts(ctx context.Context, group string, liveWithin time.Du
 	stale := s.staleLocked(group, liveWithin)
 	counts := map[repository.TaskCount]int{}
 	for _, t := range s.visibleLocked(group) {
-		k := repository.TaskCount{Status: t.Status, Paused: t.Paused, Failing: failing(t), Stale: stale(t.Name)}
+		k := repository.TaskCount{Status: t.Status, Paused: t.Paused, Failing: failing(t), Stale: stale(t)}
 		if t.Status == repository.TaskDoing {
 			k.NodeID = t.NodeID
 		}
@@ -52,7 +52,7 @@ func (s *Store) TaskPage(ctx context.Context, group string, q repository.TaskQue
 			q.Status != "" && t.Status != q.Status,
 			q.Paused && !t.Paused,
 			q.Failing && !failing(t),
-			q.Stale && !stale(t.Name):
+			q.Stale && !stale(t):
 			continue
 		}
 		rows = append(rows, s.rowLocked(t, stale))
@@ -185,29 +185,29 @@ func (s *Store) visibleLocked(group string) []*repository.Task {
 }
 
 // rowLocked is t as a TaskRow.
-func (s *Store) rowLocked(t *repository.Task, stale func(string) bool) repository.TaskRow {
-	r := repository.TaskRow{Task: *t, Stale: stale(t.Name)}
+func (s *Store) rowLocked(t *repository.Task, stale func(*repository.Task) bool) repository.TaskRow {
+	r := repository.TaskRow{Task: *t, Stale: stale(t)}
 	if p := s.tasks[t.ParentID]; t.ParentID != 0 && p != nil {
 		r.Parent = p.Name
 	}
 	return r
 }
 
-// staleLocked returns whether a task name is stale in group: no node live
-// within liveWithin registers it.
-func (s *Store) staleLocked(group string, liveWithin time.Duration) func(name string) bool {
+// staleLocked returns whether a task is stale in group: no node live
+// within liveWithin registers it. A runtime schedule (Dynamic) never is.
+func (s *Store) staleLocked(group string, liveWithin time.Duration) func(t *repository.Task) bool {
 	cutoff := s.now().Add(-liveWithin)
 	registered := map[string]bool{}
 	for _, n := range s.nodesLocked(group, func(n *repository.Node) bool { return !n.HeartbeatAt.Before(cutoff) && !n.Leaving }) {
 		names, ok := s.taskSets[n.TaskSet]
 		if n.TaskSet == "" || !ok {
-			return func(string) bool { return false } // it registers everything
+			return func(*repository.Task) bool { return false } // it registers everything
 		}
 		for _, name := range names {
 			registered[name] = true
 		}
 	}
-	return func(name string) bool { return !registered[name] }
+	return func(t *repository.Task) bool { return !t.Dynamic && !registered[t.Name] }
 }
 
 // failing reports a task whose last run failed or timed out.

@@ -149,7 +149,7 @@ func (f *benchFixture) finishAll(b *testing.B, execs []int64, keep bool) {
 	fs := make([]repository.Finish, len(f.tasks))
 	for i, t := range f.tasks {
 		fs[i] = repository.Finish{
-			Claim: t.Claim(), Status: repository.ExecSucceeded,
+			Claim: t.Claim(), Revision: t.Revision, Status: repository.ExecSucceeded,
 			Next: next, NextAttempt: 1, Cron: t.Cron, Keep: keep,
 		}
 		if execs == nil {
@@ -316,5 +316,43 @@ func BenchmarkRegisterNew(b *testing.B) {
 			b.ReportMetric(rows/b.Elapsed().Seconds(), "rows/s")
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/rows, "ns/row")
 		})
+	}
+}
+
+// BenchmarkCreateSchedules times the creation of a batch of runtime
+// schedules (CreateSchedules: one insert from arrays), at the batch sizes
+// a bulk import sends, without and with an audit entry per row.
+func BenchmarkCreateSchedules(b *testing.B) {
+	s := pgtest.OpenStore(b, pgtest.SharedDatabase(b))
+	for _, audit := range []bool{false, true} {
+		ctx := context.Background()
+		if audit {
+			ctx = repository.WithAudit(ctx, repository.AuditEntry{Actor: repository.Actor{Name: "bench", Via: "client"}})
+		}
+		for _, n := range []int{1000, 10000} {
+			b.Run(fmt.Sprintf("audit=%t/batch=%d", audit, n), func(b *testing.B) {
+				now, err := s.Now(ctx)
+				if err != nil {
+					b.Fatal(err)
+				}
+				defs := make([]repository.ScheduleDef, n)
+				for i := range defs {
+					defs[i] = repository.ScheduleDef{
+						Name: fmt.Sprintf("s%06d", i), Handler: "mailer", Cron: "*/5 * * * * *",
+						Args: fmt.Sprintf(`{"to": "user-%d"}`, i), NextStartTime: now.Add(time.Duration(i) * time.Millisecond),
+					}
+				}
+				b.ResetTimer()
+				for i := range b.N {
+					if _, err := s.CreateSchedules(ctx, fmt.Sprintf("%s-%d-%d", b.Name(), time.Now().UnixNano(), i), defs); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.StopTimer()
+				rows := float64(b.N * n)
+				b.ReportMetric(rows/b.Elapsed().Seconds(), "rows/s")
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/rows, "ns/row")
+			})
+		}
 	}
 }

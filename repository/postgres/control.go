@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/uptrace/bun/dialect/pgdialect"
+
 	"github.com/easyjob-go/easyjob/repository"
 )
 
@@ -43,37 +45,61 @@ RETURNING ` + taskCols("t")
 // Trigger asks for one fire now. A task that is not doing becomes pending
 // and due now (the paused flag is kept, so its finish re-parks it); a
 // doing one gets trigger_requested and its finish schedules the extra fire.
-func (s *Store) Trigger(ctx context.Context, group, name string) (repository.Task, error) {
+// Either way fire_args holds the arguments of the fire asked for (NULL
+// for the schedule's own): the finish of the doing fire keeps them for
+// the extra one.
+func (s *Store) Trigger(ctx context.Context, group, name string, args string) (repository.Task, error) {
+	if err := repository.CheckArgs(fmt.Sprintf("trigger %q in group %q", name, group), args); err != nil {
+		return repository.Task{}, err
+	}
 	q := `UPDATE easyjob_tasks t SET
   status = CASE WHEN t.status = 'doing' THEN 'doing' ELSE 'pending' END,
   next_start_time = CASE WHEN t.status = 'doing' THEN t.next_start_time ELSE now() END,
   attempt = CASE WHEN t.status = 'doing' THEN t.attempt ELSE 1 END,
   trigger_requested = (t.status = 'doing'),
   fire_kind = CASE WHEN t.status = 'doing' THEN t.fire_kind ELSE 'manual' END,
+  fire_args = nullif(?::text, '')::jsonb,
   version = t.version + CASE WHEN t.status = 'doing' THEN 0 ELSE 1 END,
   updated_at = now()
 WHERE t.group_name = ? AND t.name = ? AND t.status <> 'removed'
 RETURNING ` + taskCols("t")
-	return s.control(ctx, "trigger", group, name, q, true, group, name)
+	return s.control(ctx, "trigger", group, name, q, true, args, group, name)
 }
 
-// Reschedule sets a new cron and next fire. A doing row keeps its version;
-// its Finish notices the cron changed and keeps this next_start_time. A
-// cron other than the code's marks the row overridden; the code's clears
-// the mark.
-func (s *Store) Reschedule(ctx context.Context, group, name, cron string, next time.Time) (repository.Task, error) {
+// Reschedule sets a new cron and next fire, revision+1. A doing row keeps
+// its version; its Finish notices the cron changed and keeps this
+// next_start_time. A cron other than the code's marks the row overridden;
+// the code's clears the mark. The cron's fire replaces a triggered one,
+// arguments and all, unless the row is doing (a trigger requested while
+// it runs stands).
+func (s *Store) Reschedule(ctx context.Context, group, name, cron string, next []time.Time) (repository.Task, error) {
 	q := `UPDATE easyjob_tasks t SET
   cron = ?::text,
   overridden_at = CASE WHEN ?::text = t.code_cron THEN NULL ELSE now() END,
-  next_start_time = coalesce(?::timestamptz, t.next_start_time),
+  ` + retimeSQL + `,
   status = CASE WHEN t.status = 'finished' THEN 'pending' ELSE t.status END,
   fire_kind = CASE WHEN t.status = 'doing' THEN t.fire_kind ELSE '' END,
+  fire_args = CASE WHEN t.status = 'doing' THEN t.fire_args END,
+  revision = t.revision + 1,
   version = t.version + CASE WHEN t.status = 'doing' THEN 0 ELSE 1 END,
   updated_at = now()
 WHERE t.group_name = ? AND t.name = ? AND t.status <> 'removed'
 RETURNING ` + taskCols("t")
-	return s.control(ctx, "reschedule", group, name, q, true, cron, cron, nullTime(next), group, name)
+	fires := pgdialect.Array(next)
+	return s.control(ctx, "reschedule", group, name, q, true, cron, cron, fires, fires, group, name)
 }
+
+// retimeSQL sets the next fire of a row an operator re-times, given the
+// new cron's first fires twice (two ? arrays, ascending): a row not
+// claimed takes the first (none: keeps its own); a claimed one (doing)
+// the first after its claimed fire (repository.FireAfter), remembered in
+// held_fire until its finish or next claim, since next_start_time no
+// longer says it.
+const retimeSQL = `next_start_time = CASE WHEN t.status = 'doing'
+    THEN coalesce((SELECT min(f) FROM unnest(?::timestamptz[]) f WHERE f > coalesce(t.held_fire, t.next_start_time)),
+      coalesce(t.held_fire, t.next_start_time))
+    ELSE coalesce((?::timestamptz[])[1], t.next_start_time) END,
+  held_fire = CASE WHEN t.status = 'doing' THEN coalesce(t.held_fire, t.next_start_time) END`
 
 // control runs one operator action, the UPDATE ... RETURNING of task
 // columns update, as one statement that also wakes the task's group when

@@ -11,8 +11,9 @@
 // timestamps) comes from the database's now(), never from the caller's
 // clock; see docs/store-semantics.md for the contract every method follows.
 //
-// Writes that make work claimable (registering, triggering, resuming,
-// releasing, recovering, rescheduling) send pg_notify('easyjob', group) in
+// Writes that make work claimable (registering, creating or updating a
+// runtime schedule, triggering, resuming, releasing, recovering,
+// rescheduling) send pg_notify('easyjob', group) in
 // the same statement, so Listen wakes the loaders of that group at once
 // instead of at their next poll.
 //

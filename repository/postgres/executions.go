@@ -18,9 +18,13 @@ import (
 // between the check and this insert, the execution stays running until the
 // zombie's fenced finish closes it as fenced.
 func (s *Store) StartExecution(ctx context.Context, c repository.Claim, e repository.Execution) (repository.Execution, error) {
+	if err := repository.CheckArgs(fmt.Sprintf("start execution of task %d", c.ID), e.Args); err != nil {
+		return repository.Execution{}, err
+	}
 	q := `INSERT INTO easyjob_executions AS x
-  (task_id, parent_execution_id, node_id, scheduled_at, attempt, misfire, kind, status, started_at)
-SELECT ?::bigint, ?::bigint, ?::bigint, ?::timestamptz, greatest(?::int, 1), ?::text, ?::text, 'running', now()
+  (task_id, parent_execution_id, node_id, scheduled_at, attempt, misfire, kind, args, revision, status, started_at)
+SELECT ?::bigint, ?::bigint, ?::bigint, ?::timestamptz, greatest(?::int, 1), ?::text, ?::text,
+  nullif(?::text, '')::jsonb, ?::bigint, 'running', now()
 WHERE EXISTS (
   SELECT 1 FROM easyjob_tasks t
   WHERE t.id = ?::bigint AND t.version = ?::bigint AND t.node_id = ?::bigint AND t.status = 'doing'
@@ -40,7 +44,7 @@ RETURNING ` + execCols("x")
 		scheduled = time.Unix(0, 0) // the column is NOT NULL; callers always set it
 	}
 	rows, err := s.db.QueryContext(ctx, q,
-		int64(c.ID), parent, int64(c.NodeID), scheduled, e.Attempt, string(e.Misfire), string(e.Kind),
+		int64(c.ID), parent, int64(c.NodeID), scheduled, e.Attempt, string(e.Misfire), string(e.Kind), e.Args, e.Revision,
 		int64(c.ID), c.Version, int64(c.NodeID))
 	if err != nil {
 		return repository.Execution{}, fmt.Errorf("easyjob/postgres: start execution of task %d: %w", c.ID, err)

@@ -41,9 +41,13 @@ import (
 //     missing from it lost its fence.
 //
 // The CASE ladders follow the priority of docs/store-semantics.md: done,
-// then a trigger requested meanwhile, then a cron rescheduled meanwhile,
-// then a pause requested meanwhile, then keep, then the plain reschedule.
-// Only the keep branch leaves the task claimed.
+// then a trigger requested meanwhile, then a cron rescheduled or a
+// definition edited meanwhile (the row's cron or revision differs from the
+// finish's: the row's next fire stands, the first of the new cron's after
+// the one that ran, retimeSQL), then a pause requested meanwhile, then keep, then the plain
+// reschedule. Only the keep branch leaves the task claimed. The arguments
+// of a manual fire (fire_args) outlive the finish only when it schedules
+// the extra fire a trigger asked for while it ran.
 // measuredStart and measuredEnd are a run's start and end as measured
 // where its job ran (Finish.Started, Finish.Ran), never after the
 // store's now; with no measured start the end is now. "Now" is the
@@ -60,9 +64,11 @@ const (
 const finishSQL = `WITH v AS (
   SELECT * FROM unnest(?::int[], ?::bigint[], ?::bigint[], ?::bigint[], ?::bigint[], ?::text[], ?::text[],
     ?::timestamptz[], ?::int[], ?::text[], ?::bool[], ?::bool[], ?::bool[],
-    ?::bool[], ?::timestamptz[], ?::int[], ?::text[], ?::bigint[], ?::bigint[], ?::bigint[], ?::text[])
+    ?::bool[], ?::timestamptz[], ?::int[], ?::text[], ?::bigint[], ?::bigint[], ?::bigint[], ?::text[],
+    ?::bigint[], ?::text[], ?::bigint[])
     AS v(ord, id, version, node_id, exec_id, status, err, next, attempt, cron, done, keep, handoff,
-      run, scheduled, run_attempt, misfire, parent, ran_us, started_us, run_kind)
+      run, scheduled, run_attempt, misfire, parent, ran_us, started_us, run_kind,
+      revision, run_args, run_revision)
 ),
 l AS (
   SELECT v.*, ` + fenceHolds + ` AS held
@@ -81,27 +87,29 @@ u AS (
     status = CASE
       WHEN l.done THEN 'finished'
       WHEN t.trigger_requested THEN 'pending'
-      WHEN t.cron <> l.cron THEN CASE WHEN t.paused THEN 'paused' ELSE 'pending' END
+      WHEN t.cron <> l.cron OR t.revision <> l.revision THEN CASE WHEN t.paused THEN 'paused' ELSE 'pending' END
       WHEN t.paused THEN 'paused'
       WHEN l.keep THEN 'doing'
       ELSE 'pending' END,
     node_id = CASE
-      WHEN NOT l.done AND NOT t.trigger_requested AND t.cron = l.cron AND NOT t.paused AND l.keep
+      WHEN NOT l.done AND NOT t.trigger_requested AND t.cron = l.cron AND t.revision = l.revision AND NOT t.paused AND l.keep
       THEN t.node_id END,
     next_start_time = CASE
       WHEN l.done THEN t.next_start_time
       WHEN t.trigger_requested THEN statement_timestamp()
-      WHEN t.cron <> l.cron THEN t.next_start_time
+      WHEN t.cron <> l.cron OR t.revision <> l.revision THEN t.next_start_time
       ELSE coalesce(l.next, t.next_start_time) END,
+    held_fire = NULL,
     attempt = CASE
       WHEN l.done THEN t.attempt
-      WHEN t.trigger_requested OR t.cron <> l.cron THEN 1
+      WHEN t.trigger_requested OR t.cron <> l.cron OR t.revision <> l.revision THEN 1
       ELSE l.attempt END,
     trigger_requested = CASE WHEN l.done THEN t.trigger_requested ELSE false END,
     fire_kind = CASE
       WHEN l.done THEN t.fire_kind
       WHEN t.trigger_requested THEN 'manual'
-      ELSE '' END
+      ELSE '' END,
+    fire_args = CASE WHEN NOT l.done AND t.trigger_requested THEN t.fire_args END
   FROM l
   WHERE t.id = l.id AND l.held
   RETURNING l.ord, l.handoff, %s
@@ -118,8 +126,10 @@ x AS (
 ),
 a AS (
   INSERT INTO easyjob_executions
-    (task_id, parent_execution_id, node_id, scheduled_at, attempt, misfire, kind, status, error, started_at, finished_at)
+    (task_id, parent_execution_id, node_id, scheduled_at, attempt, misfire, kind, args, revision,
+     status, error, started_at, finished_at)
   SELECT l.id, nullif(l.parent, 0), l.node_id, l.scheduled, greatest(l.run_attempt, 1), l.misfire, l.run_kind,
+    nullif(l.run_args, '')::jsonb, l.run_revision,
     CASE WHEN l.held THEN l.status ELSE 'fenced' END, l.err,
     CASE WHEN l.started_us <> 0 THEN ` + measuredStart + ` ELSE statement_timestamp() - l.ran_us * interval '1 microsecond' END,
     ` + measuredEnd + `
@@ -135,7 +145,9 @@ r AS (
     status = CASE WHEN l.held THEN l.status ELSE 'fenced' END,
     started_at = CASE WHEN l.started_us <> 0 THEN ` + measuredStart + ` ELSE o.started_at END,
     finished_at = ` + measuredEnd + `,
-    error = l.err
+    error = l.err,
+    args = coalesce(o.args, nullif(l.run_args, '')::jsonb),
+    revision = CASE WHEN o.revision = 0 THEN l.run_revision ELSE o.revision END
   FROM l
   WHERE l.run AND l.exec_id = 0
     AND o.task_id = l.id AND o.node_id = l.node_id AND o.scheduled_at = l.scheduled AND o.attempt = greatest(l.run_attempt, 1)
@@ -192,6 +204,9 @@ func (s *Store) finish(ctx context.Context, fs []repository.Finish, query eachRo
 		c.runAttempt = append(c.runAttempt, int32(r.Attempt))
 		c.misfire = append(c.misfire, string(r.Misfire))
 		c.kind = append(c.kind, string(r.Kind))
+		c.revision = append(c.revision, f.Revision)
+		c.runArgs = append(c.runArgs, repository.RecordedArgs(r.Args))
+		c.runRevision = append(c.runRevision, r.Revision)
 		c.parent = append(c.parent, r.ParentExecutionID)
 		c.ranUS = append(c.ranUS, f.Ran.Microseconds())
 		var started int64
@@ -207,6 +222,7 @@ func (s *Store) finish(ctx context.Context, fs []repository.Finish, query eachRo
 	err := query(ctx, finishQuery, []any{
 		c.ord, c.id, c.version, c.node, c.exec, c.status, c.err, c.next, c.attempt, c.cron, c.done, c.keep, c.handoff,
 		c.run, c.scheduled, c.runAttempt, c.misfire, c.parent, c.ranUS, c.startedUS, c.kind,
+		c.revision, c.runArgs, c.runRevision,
 		c.id, c.exec,
 	}, append([]any{&ord}, r.dest()...), func() error {
 		t, ok, err := r.taskWith(&s.opts)
@@ -234,8 +250,9 @@ func (s *Store) finish(ctx context.Context, fs []repository.Finish, query eachRo
 type finishColumns struct {
 	ord, attempt, runAttempt               []int32
 	id, version, node, exec, parent, ranUS []int64
-	startedUS                              []int64
+	startedUS, revision, runRevision       []int64
 	status, err, cron, misfire, kind       []string
+	runArgs                                []string
 	next                                   []*time.Time
 	scheduled                              []time.Time
 	done, keep, handoff, run               []bool
@@ -249,6 +266,7 @@ func newFinishColumns(n int) finishColumns {
 		ord: make([]int32, 0, n), attempt: make([]int32, 0, n), runAttempt: make([]int32, 0, n),
 		id: make([]int64, 0, n), version: make([]int64, 0, n), node: make([]int64, 0, n),
 		exec: make([]int64, 0, n), parent: make([]int64, 0, n), ranUS: make([]int64, 0, n), startedUS: make([]int64, 0, n),
+		revision: make([]int64, 0, n), runRevision: make([]int64, 0, n), runArgs: make([]string, 0, n),
 		status: make([]string, 0, n), err: make([]string, 0, n), cron: make([]string, 0, n),
 		misfire: make([]string, 0, n), kind: make([]string, 0, n), next: make([]*time.Time, 0, n), scheduled: make([]time.Time, 0, n),
 		done: make([]bool, 0, n), keep: make([]bool, 0, n), handoff: make([]bool, 0, n), run: make([]bool, 0, n),

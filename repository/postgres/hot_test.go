@@ -69,7 +69,7 @@ WHERE relname = 'easyjob_tasks'`).Scan(&all, &hot); err != nil {
 		fs := make([]repository.Finish, tasks)
 		for i, h := range held {
 			fs[i] = repository.Finish{
-				Claim: h.Claim(), Status: repository.ExecSucceeded, Error: "",
+				Claim: h.Claim(), Revision: h.Revision, Status: repository.ExecSucceeded, Error: "",
 				Next: h.NextStartTime.Add(time.Second), NextAttempt: 1, Cron: h.Cron, Keep: true,
 				Run: &repository.Execution{ScheduledAt: h.NextStartTime, Attempt: 1}, Ran: time.Millisecond,
 			}

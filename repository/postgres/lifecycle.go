@@ -14,13 +14,14 @@ import (
 
 // MarkStale sets stale_since on the tasks of group named in stale (kept
 // when set) and clears it on the others, without a version change, and
-// returns every task of the group. The rows to change are locked in id
-// order first, as every batch write does.
+// returns every task of the group. A runtime schedule (dynamic) is never
+// marked: no node registers it by name. The rows to change are locked in
+// id order first, as every batch write does.
 func (s *Store) MarkStale(ctx context.Context, group string, stale []string) ([]repository.Task, error) {
 	names := pgdialect.Array(nonNil(stale))
 	q := `WITH l AS (
   SELECT c.id FROM easyjob_tasks c
-  WHERE c.group_name = ? AND c.status <> 'removed' AND (c.stale_since IS NULL) = (c.name = ANY(?::text[]))
+  WHERE c.group_name = ? AND NOT c.dynamic AND c.status <> 'removed' AND (c.stale_since IS NULL) = (c.name = ANY(?::text[]))
   ORDER BY c.id
   FOR NO KEY UPDATE OF c
 ),
@@ -32,7 +33,7 @@ u AS (
 SELECT ` + taskCols("u") + ` FROM u
 UNION ALL
 SELECT ` + taskCols("t") + ` FROM easyjob_tasks t
-WHERE t.group_name = ? AND t.status <> 'removed' AND t.id NOT IN (SELECT id FROM u)
+WHERE t.group_name = ? AND NOT t.dynamic AND t.status <> 'removed' AND t.id NOT IN (SELECT id FROM u)
 ORDER BY 1`
 	tasks, err := scanTasks(s.db.QueryContext(ctx, q, group, names, names, group))
 	if err != nil {

@@ -53,7 +53,7 @@ SELECT id, 7, now(), 'succeeded', now() FROM easyjob_tasks WHERE name = 'five'`)
 
 	// From now on an operator's reschedule survives a restart of the same code.
 	now, _ := s.Now(ctx)
-	if _, err := s.Reschedule(ctx, "g", "five", "0 0 * * *", now.Add(time.Hour)); err != nil {
+	if _, err := s.Reschedule(ctx, "g", "five", "0 0 * * *", []time.Time{now.Add(time.Hour)}); err != nil {
 		t.Fatal(err)
 	}
 	defs := []repository.TaskDef{
@@ -126,7 +126,7 @@ SELECT id, 7, now(), 'succeeded', now() FROM easyjob_tasks`)
 	if err := s.DB().QueryRowContext(ctx, `SELECT count(*) FROM easyjob_executions`).Scan(&execs); err != nil || execs != 2 {
 		t.Fatalf("history after the upgrade: %d rows, %v; want 2", execs, err)
 	}
-	due, err := s.DueTasks(ctx, repository.DueQuery{Group: "g", Names: []string{"due", "held"}, Window: time.Second})
+	due, err := s.DueTasks(ctx, repository.DueQuery{Group: "g", Handlers: []string{"due", "held"}, Window: time.Second})
 	if err != nil || len(due.Tasks) != 1 || due.Tasks[0].Name != "due" {
 		t.Fatalf("DueTasks after the upgrade = %+v, %v; want the due task", due.Tasks, err)
 	}
@@ -140,7 +140,7 @@ SELECT id, 7, now(), 'succeeded', now() FROM easyjob_tasks`)
 		t.Fatalf("claim: %+v, %v", won, err)
 	}
 	res, err := s.Finish(ctx, []repository.Finish{{
-		Claim: won[0].Claim(), Status: repository.ExecSucceeded, Next: due.Now.Add(time.Second), NextAttempt: 1,
+		Claim: won[0].Claim(), Revision: won[0].Revision, Status: repository.ExecSucceeded, Next: due.Now.Add(time.Second), NextAttempt: 1,
 		Cron: won[0].Cron, Keep: true, Run: &repository.Execution{ScheduledAt: won[0].NextStartTime, Attempt: 1},
 	}})
 	if err != nil || res[0].Err != nil {
@@ -150,7 +150,7 @@ SELECT id, 7, now(), 'succeeded', now() FROM easyjob_tasks`)
 		t.Fatalf("release: %d, %v", n, err)
 	}
 	dueEqualsNext("after claim, kept finish and release")
-	due, err = s.DueTasks(ctx, repository.DueQuery{Group: "g", Names: []string{"due"}, Window: 2 * time.Second})
+	due, err = s.DueTasks(ctx, repository.DueQuery{Group: "g", Handlers: []string{"due"}, Window: 2 * time.Second})
 	if err != nil || len(due.Tasks) != 1 || !due.Tasks[0].NextStartTime.Equal(res[0].Task.NextStartTime) {
 		t.Fatalf("DueTasks after the release = %+v, %v; want the task at its kept next fire", due.Tasks, err)
 	}

@@ -57,11 +57,11 @@ func TestNotifyTriggerWakesListenerOnAnotherStore(t *testing.T) {
 	waitListening(t, writer)
 
 	// Another group's notification must not wake this listener.
-	if _, err := writer.Trigger(ctx, "other", "report"); err != nil {
+	if _, err := writer.Trigger(ctx, "other", "report", ""); err != nil {
 		t.Fatal(err)
 	}
 	start := time.Now()
-	if _, err := writer.Trigger(ctx, "mine", "report"); err != nil {
+	if _, err := writer.Trigger(ctx, "mine", "report", ""); err != nil {
 		t.Fatal(err)
 	}
 	select {

@@ -15,13 +15,15 @@ import (
 
 // taskColumnNames is the order in which scanTask reads a task row. Every
 // statement that returns tasks selects cols(alias) so one scanner serves
-// them all, including left joins where the whole row may be NULL.
+// them all, including left joins where the whole row may be NULL. The
+// jsonb arguments are read as text (a cast keeps the column's name), so
+// that they scan alike through either protocol.
 var taskColumnNames = []string{
 	"id", "group_name", "name", "cron", "parent_id", "status", "version",
 	"node_id", "next_start_time", "attempt", "paused", "trigger_requested",
 	"options", "last_status", "last_error", "last_finished_at",
 	"created_at", "updated_at", "code_cron", "overridden_at", "stale_since",
-	"fire_kind",
+	"fire_kind", "handler", "dynamic", "args::text", "fire_args::text", "revision",
 }
 
 // taskCols returns the task columns qualified by alias, e.g. "t.id, t.name".
@@ -51,9 +53,11 @@ type taskScan struct {
 	id, parentID, version, nodeID, attempt pgtype.Int8
 	group, name, cron, status, codeCron    pgtype.Text
 	lastStatus, lastError, fireKind        pgtype.Text
+	handler, args, fireArgs                pgtype.Text
 	next, lastFinished, created, updated   pgtype.Timestamptz
 	overridden, stale                      pgtype.Timestamptz
-	paused, trigger                        pgtype.Bool
+	paused, trigger, dynamic               pgtype.Bool
+	revision                               pgtype.Int8
 	options                                []byte
 }
 
@@ -63,7 +67,7 @@ func (r *taskScan) dest() []any {
 		&r.nodeID, &r.next, &r.attempt, &r.paused, &r.trigger,
 		&r.options, &r.lastStatus, &r.lastError, &r.lastFinished,
 		&r.created, &r.updated, &r.codeCron, &r.overridden, &r.stale,
-		&r.fireKind,
+		&r.fireKind, &r.handler, &r.dynamic, &r.args, &r.fireArgs, &r.revision,
 	}
 }
 
@@ -94,6 +98,11 @@ func (r *taskScan) task() (t repository.Task, ok bool, err error) {
 		OverriddenAt:     utcTz(r.overridden),
 		StaleSince:       utcTz(r.stale),
 		FireKind:         repository.RunKind(r.fireKind.String),
+		Handler:          r.handler.String,
+		Dynamic:          r.dynamic.Bool,
+		Args:             r.args.String,
+		FireArgs:         r.fireArgs.String,
+		Revision:         r.revision.Int64,
 	}
 	if len(r.options) > 0 {
 		if err := json.Unmarshal(r.options, &t.Options); err != nil {
@@ -212,6 +221,7 @@ func scanNodes(rows *sql.Rows, err error) ([]repository.Node, error) {
 var execColumnNames = []string{
 	"id", "task_id", "parent_execution_id", "node_id", "scheduled_at",
 	"started_at", "finished_at", "status", "error", "attempt", "misfire", "kind",
+	"args::text", "revision",
 }
 
 func execCols(alias string) string { return qualify(alias, execColumnNames) }
@@ -220,14 +230,16 @@ func execCols(alias string) string { return qualify(alias, execColumnNames) }
 // taskScan (History left-joins executions to their task).
 type execScan struct {
 	id, taskID, parentID, nodeID, attempt sql.NullInt64
+	revision                              sql.NullInt64
 	scheduled, started, finished          sql.NullTime
-	status, errText, misfire, kind        sql.NullString
+	status, errText, misfire, kind, args  sql.NullString
 }
 
 func (r *execScan) dest() []any {
 	return []any{
 		&r.id, &r.taskID, &r.parentID, &r.nodeID, &r.scheduled,
 		&r.started, &r.finished, &r.status, &r.errText, &r.attempt, &r.misfire, &r.kind,
+		&r.args, &r.revision,
 	}
 }
 
@@ -248,6 +260,8 @@ func (r *execScan) execution() (e repository.Execution, ok bool) {
 		Attempt:           int(r.attempt.Int64),
 		Misfire:           repository.MisfireAction(r.misfire.String),
 		Kind:              repository.RunKind(r.kind.String),
+		Args:              r.args.String,
+		Revision:          r.revision.Int64,
 	}, true
 }
 

@@ -18,12 +18,14 @@ import (
 // rows written, each naming its task; a claim missing from it lost its
 // fence (claims in one batch name distinct tasks).
 const startsSQL = `WITH v AS (
-  SELECT * FROM unnest(?::bigint[], ?::bigint[], ?::bigint[], ?::bigint[], ?::timestamptz[], ?::int[], ?::text[], ?::text[])
-    AS v(id, version, node_id, parent, scheduled, attempt, misfire, kind)
+  SELECT * FROM unnest(?::bigint[], ?::bigint[], ?::bigint[], ?::bigint[], ?::timestamptz[], ?::int[], ?::text[], ?::text[],
+    ?::text[], ?::bigint[])
+    AS v(id, version, node_id, parent, scheduled, attempt, misfire, kind, args, revision)
 )
 INSERT INTO easyjob_executions AS x
-  (task_id, parent_execution_id, node_id, scheduled_at, attempt, misfire, kind, status, started_at)
-SELECT v.id, nullif(v.parent, 0), v.node_id, v.scheduled, greatest(v.attempt, 1), v.misfire, v.kind, 'running', now()
+  (task_id, parent_execution_id, node_id, scheduled_at, attempt, misfire, kind, args, revision, status, started_at)
+SELECT v.id, nullif(v.parent, 0), v.node_id, v.scheduled, greatest(v.attempt, 1), v.misfire, v.kind,
+  nullif(v.args, '')::jsonb, v.revision, 'running', now()
 FROM v JOIN easyjob_tasks c ON c.id = v.id
 WHERE c.id = ANY(?::bigint[]) AND ` + fenceHolds + `
 ON CONFLICT (task_id, node_id, scheduled_at, attempt) WHERE status <> 'fenced'
@@ -43,14 +45,18 @@ func (s *Store) StartExecutions(ctx context.Context, reqs []repository.ExecStart
 	var (
 		attempt                   []int32
 		id, version, node, parent []int64
+		revision                  []int64
 		scheduled                 []time.Time
-		misfire, kind             []string
+		misfire, kind, runArgs    []string
 	)
 	at := make(map[repository.TaskID]int, len(reqs))
 	for i, r := range reqs {
 		when := r.Execution.ScheduledAt
 		if when.IsZero() {
 			when = time.Unix(0, 0) // the column is NOT NULL; callers always set it
+		}
+		if err := repository.CheckArgs(fmt.Sprintf("start execution of task %d", r.Claim.ID), r.Execution.Args); err != nil {
+			return nil, err
 		}
 		at[r.Claim.ID] = i
 		id = append(id, int64(r.Claim.ID))
@@ -61,11 +67,13 @@ func (s *Store) StartExecutions(ctx context.Context, reqs []repository.ExecStart
 		attempt = append(attempt, int32(r.Execution.Attempt))
 		misfire = append(misfire, string(r.Execution.Misfire))
 		kind = append(kind, string(r.Execution.Kind))
+		runArgs = append(runArgs, r.Execution.Args)
+		revision = append(revision, r.Execution.Revision)
 	}
 	args := []any{
 		pgdialect.Array(id), pgdialect.Array(version), pgdialect.Array(node),
 		pgdialect.Array(parent), pgdialect.Array(scheduled), pgdialect.Array(attempt), pgdialect.Array(misfire),
-		pgdialect.Array(kind),
+		pgdialect.Array(kind), pgdialect.Array(runArgs), pgdialect.Array(revision),
 		pgdialect.Array(id),
 	}
 	q := fmt.Sprintf(startsSQL, execCols("x"))

@@ -135,7 +135,7 @@ func TestStartExecutionRacingRecover(t *testing.T) {
 			t.Fatal(err)
 		}
 		res, err := a.Finish(ctx, []repository.Finish{{
-			Claim: held.Claim(), ExecutionID: x.ID, Status: repository.ExecSucceeded,
+			Claim: held.Claim(), Revision: held.Revision, ExecutionID: x.ID, Status: repository.ExecSucceeded,
 			Next: held.NextStartTime.Add(time.Second), NextAttempt: 1, Cron: held.Cron, Keep: true,
 		}})
 		if err != nil {

@@ -9,7 +9,9 @@ import (
 	"github.com/easyjob-go/easyjob/repository"
 )
 
-// DueTasks lists the pending root tasks of q.Names due within q.Window and
+// DueTasks lists the pending root tasks whose handler is among q.Handlers
+// (a registered task's own name, a runtime schedule's kind) due within
+// q.Window and
 // returns the database's now with them. The clock is read in the same
 // statement (a left join of a one-row clock), so an empty answer still
 // costs one round trip and the caller's clock-offset estimate stays fresh.
@@ -18,7 +20,7 @@ import (
 // update stays HOT).
 func (s *Store) DueTasks(ctx context.Context, q repository.DueQuery) (repository.Due, error) {
 	limit := "ALL"
-	args := []any{q.Group, pgdialect.Array(nonNil(q.Names)), micros(q.Window)}
+	args := []any{q.Group, pgdialect.Array(nonNil(q.Handlers)), micros(q.Window)}
 	if q.Limit > 0 {
 		limit = "?::bigint"
 		args = append(args, q.Limit)
@@ -28,7 +30,7 @@ FROM (SELECT now() AS now) c
 LEFT JOIN LATERAL (
   SELECT * FROM easyjob_tasks d
   WHERE d.group_name = ? AND d.status = 'pending' AND d.parent_id IS NULL
-    AND d.name = ANY(?::text[])
+    AND d.handler = ANY(?::text[])
     AND d.due_at <= c.now + (?::bigint * interval '1 microsecond')
   ORDER BY d.due_at, d.id
   LIMIT ` + limit + `
@@ -81,7 +83,7 @@ func (s *Store) Claim(ctx context.Context, node repository.NodeID, refs []reposi
 	args := []any{int64(node), pgdialect.Array(ids), pgdialect.Array(versions), pgdialect.Array(ids)}
 	// The pending test is a CASE for the reason given at fenceHolds.
 	q := `UPDATE easyjob_tasks t
-SET status = 'doing', node_id = ?::bigint, version = t.version + 1, updated_at = now()
+SET status = 'doing', node_id = ?::bigint, version = t.version + 1, updated_at = now(), held_fire = NULL
 FROM (
   SELECT c.id FROM easyjob_tasks c
   JOIN unnest(?::bigint[], ?::bigint[]) AS v(id, version) ON c.id = v.id
@@ -146,6 +148,18 @@ func (s *Store) Task(ctx context.Context, group, name string) (repository.Task, 
 		return repository.Task{}, fmt.Errorf("easyjob/postgres: task %q in group %q: %w", name, group, err)
 	}
 	return oneTask(tasks, group, name)
+}
+
+// RegisteredTasks lists the tasks of group registered in code, ordered by
+// id (index easyjob_tasks_registered_idx: runtime schedules are not read).
+func (s *Store) RegisteredTasks(ctx context.Context, group string) ([]repository.Task, error) {
+	q := `SELECT ` + taskCols("t") + ` FROM easyjob_tasks t
+WHERE t.group_name = ? AND NOT t.dynamic AND t.status <> 'removed' ORDER BY t.id`
+	tasks, err := scanTasks(s.db.QueryContext(ctx, q, group))
+	if err != nil {
+		return nil, fmt.Errorf("easyjob/postgres: registered tasks of %q: %w", group, err)
+	}
+	return tasks, nil
 }
 
 // Tasks lists every task of group ordered by id, removed ones left out.

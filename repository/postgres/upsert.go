@@ -71,6 +71,9 @@ func upsertTx(ctx context.Context, tx bun.Tx, binary bool, group string, defs []
 	for _, t := range stored {
 		byName[t.Name] = t
 	}
+	if err := checkNotDynamic(group, defs, byName); err != nil {
+		return nil, err
+	}
 	if err := checkParents(group, defs, byName); err != nil {
 		return nil, err
 	}
@@ -147,6 +150,18 @@ WHERE t.id = ANY(?::bigint[]) ORDER BY t.id FOR NO KEY UPDATE`, pgdialect.Array(
 	return updates, nil
 }
 
+// checkNotDynamic fails before anything is written when a def names a
+// runtime schedule (CreateSchedules): its definition is the store's, and a
+// registration must not take it over. Its tombstone may be revived.
+func checkNotDynamic(group string, defs []repository.TaskDef, stored map[string]repository.Task) error {
+	for _, d := range defs {
+		if t, ok := stored[d.Name]; ok && t.Dynamic && t.Status != repository.TaskRemoved {
+			return fmt.Errorf("task %q in group %q is a runtime schedule: %w", d.Name, group, repository.ErrTaskExists)
+		}
+	}
+	return nil
+}
+
 // checkParents fails before anything is written when a parent is neither
 // registered now nor stored.
 func checkParents(group string, defs []repository.TaskDef, stored map[string]repository.Task) error {
@@ -204,8 +219,8 @@ func insertNew(ctx context.Context, tx bun.Tx, binary bool, group string, defs [
 // statement sent in binary, where a VALUES list of eight arguments per row
 // took the client and the server most of a second to format and parse.
 var insertNewQuery = dollarPlaceholders(`INSERT INTO easyjob_tasks AS t
-  (group_name, name, cron, code_cron, parent_id, status, next_start_time, options, created_at, updated_at)
-SELECT ?::text, v.name, v.cron, v.cron, nullif(v.parent, 0), v.status, coalesce(v.next, now()), v.options::jsonb, now(), now()
+  (group_name, name, handler, cron, code_cron, parent_id, status, next_start_time, options, created_at, updated_at)
+SELECT ?::text, v.name, v.name, v.cron, v.cron, nullif(v.parent, 0), v.status, coalesce(v.next, now()), v.options::jsonb, now(), now()
 FROM unnest(?::text[], ?::text[], ?::bigint[], ?::text[], ?::timestamptz[], ?::text[])
   WITH ORDINALITY AS v(name, cron, parent, status, next, options, ord)
 ORDER BY v.ord
@@ -264,19 +279,22 @@ func writeUpdates(ctx context.Context, tx bun.Tx, ts []repository.Task) ([]repos
 			node = int64(t.NodeID)
 		}
 		rows[i] = "(?::bigint, ?::text, ?::jsonb, ?::bigint, ?::text, ?::timestamptz, ?::bigint, " +
-			"?::text, ?::timestamptz, ?::timestamptz, ?::bigint, ?::int, ?::bool, ?::bool, ?::timestamptz, ?::text)"
+			"?::text, ?::timestamptz, ?::timestamptz, ?::bigint, ?::int, ?::bool, ?::bool, ?::timestamptz, ?::text, " +
+			"?::text, ?::bool, nullif(?::text, '')::jsonb, nullif(?::text, '')::jsonb)"
 		args = append(args, int64(t.ID), t.Cron, opts, parent, string(t.Status), t.NextStartTime, t.Version,
 			t.CodeCron, nullTime(t.OverriddenAt), nullTime(t.StaleSince), node, t.Attempt, t.Paused, t.TriggerRequested,
-			nullTime(t.UpdatedAt), string(t.FireKind))
+			nullTime(t.UpdatedAt), string(t.FireKind), t.Handler, t.Dynamic, t.Args, t.FireArgs)
 	}
 	q := `UPDATE easyjob_tasks t
 SET cron = v.cron, options = v.options, parent_id = v.parent_id, status = v.status,
     next_start_time = v.next, version = v.version, code_cron = v.code_cron,
     overridden_at = v.overridden_at, stale_since = v.stale_since, node_id = v.node_id,
     attempt = v.attempt, paused = v.paused, trigger_requested = v.trigger_requested,
-    fire_kind = v.fire_kind, updated_at = coalesce(v.updated_at, now())
+    fire_kind = v.fire_kind, updated_at = coalesce(v.updated_at, now()),
+    handler = v.handler, dynamic = v.dynamic, args = v.args, fire_args = v.fire_args
 FROM (VALUES ` + join(rows) + `) v(id, cron, options, parent_id, status, next, version,
-    code_cron, overridden_at, stale_since, node_id, attempt, paused, trigger_requested, updated_at, fire_kind)
+    code_cron, overridden_at, stale_since, node_id, attempt, paused, trigger_requested, updated_at, fire_kind,
+    handler, dynamic, args, fire_args)
 WHERE t.id = v.id
 RETURNING ` + taskCols("t")
 	return scanTasks(tx.QueryContext(ctx, q, args...))

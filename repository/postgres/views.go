@@ -23,8 +23,9 @@ const liveSets = `live AS (
 everything AS (SELECT EXISTS (SELECT 1 FROM live WHERE names IS NULL) AS yes),
 registered AS (SELECT DISTINCT unnest(names) AS name FROM live WHERE names IS NOT NULL)`
 
-// staleExpr is true for a task t of the group that no live node registers.
-const staleExpr = `(NOT (SELECT yes FROM everything)
+// staleExpr is true for a task t of the group that no live node registers;
+// never for a runtime schedule (dynamic), which no node registers by name.
+const staleExpr = `(NOT t.dynamic AND NOT (SELECT yes FROM everything)
   AND NOT EXISTS (SELECT 1 FROM registered r WHERE r.name = t.name))`
 
 // failingExpr is true for a task t whose last run failed or timed out.

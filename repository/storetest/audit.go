@@ -36,9 +36,9 @@ func testAuditControl(e *env) {
 		action string
 		op     controlOp
 	}{
-		{"pause", e.s.Pause}, {"resume", e.s.Resume}, {"trigger", e.s.Trigger},
+		{"pause", e.s.Pause}, {"resume", e.s.Resume}, {"trigger", e.triggerOp},
 		{"reschedule", func(ctx context.Context, g, n string) (repository.Task, error) {
-			return e.s.Reschedule(ctx, g, n, cronB, e.now().Add(time.Hour))
+			return e.s.Reschedule(ctx, g, n, cronB, []time.Time{e.now().Add(time.Hour)})
 		}},
 	}
 	for _, o := range ops {
@@ -126,7 +126,7 @@ func testAuditPage(e *env) {
 func testRunKinds(e *env) {
 	node := e.node("n")
 	e.pending("t")
-	trig := e.do("Trigger", e.s.Trigger, "t")
+	trig := e.do("Trigger", e.triggerOp, "t")
 	if trig.FireKind != repository.RunManual {
 		e.t.Fatalf("triggered pending row FireKind = %q, want manual", trig.FireKind)
 	}
@@ -148,7 +148,7 @@ func testRunKinds(e *env) {
 		e.t.Errorf("recorded kind = %q, want manual", got.Kind)
 	}
 	// A trigger while a fire is held marks the extra fire its finish schedules.
-	e.do("Trigger", e.s.Trigger, "t")
+	e.do("Trigger", e.triggerOp, "t")
 	f := keep(held, 0, repository.ExecFailed)
 	f.Run = &repository.Execution{ScheduledAt: held.NextStartTime, Attempt: 1, Kind: repository.RunCron}
 	after := e.finishHeld(f)
@@ -160,7 +160,7 @@ func testRunKinds(e *env) {
 	}
 	// A reschedule replaces the triggered fire with the cron's.
 	re := e.do("Reschedule", func(ctx context.Context, g, n string) (repository.Task, error) {
-		return e.s.Reschedule(ctx, g, n, cronB, e.now().Add(time.Hour))
+		return e.s.Reschedule(ctx, g, n, cronB, []time.Time{e.now().Add(time.Hour)})
 	}, "t")
 	if re.FireKind != "" {
 		e.t.Errorf("FireKind after Reschedule = %q, want \"\"", re.FireKind)

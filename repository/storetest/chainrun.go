@@ -30,7 +30,7 @@ func testChainRun(e *env) {
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	e.finish(repository.Finish{Claim: step.Claim(), ExecutionID: stepRun.ID, Status: repository.ExecSucceeded, Next: n.Add(time.Hour), NextAttempt: 1})
+	e.finish(repository.Finish{Claim: step.Claim(), Revision: step.Revision, ExecutionID: stepRun.ID, Status: repository.ExecSucceeded, Next: n.Add(time.Hour), NextAttempt: 1})
 
 	if got, err := e.s.ChainRun(e.ctx, root.ID, scheduled); err != nil || len(got) != 2 || got[0].Status != repository.ExecRunning {
 		e.t.Fatalf("ChainRun before the recovery = %+v, %v; want the running root and its step", got, err)

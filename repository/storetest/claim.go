@@ -220,7 +220,7 @@ func testHeldBy(e *env) {
 	}
 	// A finished fire is no longer held.
 	a := e.task("a")
-	e.finishHeld(repository.Finish{Claim: a.Claim(), Status: repository.ExecSucceeded, Next: n.Add(time.Minute), NextAttempt: 1, Cron: a.Cron})
+	e.finishHeld(repository.Finish{Claim: a.Claim(), Revision: a.Revision, Status: repository.ExecSucceeded, Next: n.Add(time.Minute), NextAttempt: 1, Cron: a.Cron})
 	held, err = e.s.HeldBy(e.ctx, n1.ID)
 	if err != nil {
 		e.t.Fatal(err)

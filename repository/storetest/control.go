@@ -12,6 +12,7 @@ var controlCases = []testCase{
 	{"Resume", testResume},
 	{"Trigger", testTrigger},
 	{"Reschedule", testReschedule},
+	{"RescheduleKeepsClaimedFire", testRescheduleKeepsClaimedFire},
 	{"UnknownTask", testControlUnknown},
 }
 
@@ -95,7 +96,7 @@ func testTrigger(e *env) {
 
 	// A pending retry (attempt 3) triggered starts over at attempt 1.
 	r := e.claim(node.ID, ts[3])[0]
-	r = e.finishHeld(repository.Finish{Claim: r.Claim(), Status: repository.ExecFailed, Next: n.Add(time.Hour), NextAttempt: 3, Cron: cronA})
+	r = e.finishHeld(repository.Finish{Claim: r.Claim(), Revision: r.Revision, Status: repository.ExecFailed, Next: n.Add(time.Hour), NextAttempt: 3, Cron: cronA})
 	if r.Attempt != 3 {
 		e.t.Fatalf("attempt after a failed finish = %d, want 3", r.Attempt)
 	}
@@ -103,7 +104,7 @@ func testTrigger(e *env) {
 	rows := map[string]repository.Task{"pending": ts[0], "parked": parked, "finished": ts[2], "retrying": r}
 	for _, name := range []string{"pending", "parked", "finished", "retrying"} {
 		before := e.now()
-		got := e.do("Trigger", e.s.Trigger, name)
+		got := e.do("Trigger", e.triggerOp, name)
 		after := e.now()
 		want := rows[name]
 		want.Status, want.Attempt, want.FireKind = repository.TaskPending, 1, repository.RunManual
@@ -122,7 +123,7 @@ func testTrigger(e *env) {
 	p := e.claim(node.ID, rows["parked"])[0]
 	x := e.start(p)
 	next := e.now().Add(time.Minute)
-	res := e.finishHeld(repository.Finish{Claim: p.Claim(), ExecutionID: x.ID, Status: repository.ExecSucceeded,
+	res := e.finishHeld(repository.Finish{Claim: p.Claim(), Revision: p.Revision, ExecutionID: x.ID, Status: repository.ExecSucceeded,
 		Next: next, NextAttempt: 1, Cron: cronA, Keep: true})
 	if res.Status != repository.TaskPaused || !res.Paused || !res.NextStartTime.Equal(micro(next)) || res.NodeID != 0 {
 		e.t.Errorf("finish of a triggered paused task = %+v, want paused again at %v", res, micro(next))
@@ -130,7 +131,7 @@ func testTrigger(e *env) {
 
 	// Doing: only the request flag.
 	doing := e.claim(node.ID, ts[4])[0]
-	got := e.do("Trigger", e.s.Trigger, "doing")
+	got := e.do("Trigger", e.triggerOp, "doing")
 	want := doing
 	want.TriggerRequested = true
 	want.UpdatedAt = got.UpdatedAt
@@ -149,7 +150,7 @@ func testReschedule(e *env) {
 	rows := map[string]repository.Task{"pending": ts[0], "parked": parked, "finished": ts[2], "doing": doing}
 	next := n.Add(2*time.Hour + 777)
 	for _, name := range []string{"pending", "parked", "finished", "doing"} {
-		got, err := e.s.Reschedule(e.ctx, e.g, name, cronB, next)
+		got, err := e.s.Reschedule(e.ctx, e.g, name, cronB, []time.Time{next})
 		if err != nil {
 			e.t.Fatalf("Reschedule(%q): %v", name, err)
 		}
@@ -157,6 +158,7 @@ func testReschedule(e *env) {
 		want := rows[name]
 		want.Cron, want.NextStartTime, want.UpdatedAt = cronB, micro(next), got.UpdatedAt
 		want.OverriddenAt = got.UpdatedAt // another cron than the code's
+		want.Revision++                   // an edit of the definition, doing or not
 		switch name {
 		case "doing": // no bump: its Finish sees the cron changed
 		case "finished":
@@ -168,16 +170,71 @@ func testReschedule(e *env) {
 		e.sameTask("rescheduled "+name, got, want)
 	}
 	e.start(e.task("doing")) // the claim still holds
-	_, err := e.s.Reschedule(e.ctx, e.g, "ghost", cronB, next)
+	_, err := e.s.Reschedule(e.ctx, e.g, "ghost", cronB, []time.Time{next})
 	e.wantErr("Reschedule of an unknown task", err, repository.ErrTaskNotFound, "ghost")
+}
+
+// testRescheduleKeepsClaimedFire: a re-timing (Reschedule, UpdateSchedule)
+// of a row whose fire is claimed ahead of time (a kept claim queued for
+// its next fire) moves the row to the first new fire after the claimed
+// one, never to the claimed fire itself: that fire runs once, and its
+// finish (of the older revision) leaves the row's next fire standing. A
+// second re-timing during the same claim measures from the claimed fire
+// too, not from the first re-timing's result.
+func testRescheduleKeepsClaimedFire(e *env) {
+	n := e.now().Truncate(time.Second)
+	claimedAt := n.Add(time.Hour)
+	ts := e.upsert(def("doing", claimedAt), def("pending", claimedAt))
+	node := e.node("n")
+	doing := e.claim(node.ID, ts[0])[0]
+	yearly := []time.Time{claimedAt.Add(24 * time.Hour)}
+	fires := []time.Time{claimedAt.Add(-time.Minute), claimedAt, claimedAt.Add(time.Minute), claimedAt.Add(2 * time.Minute)}
+	for _, f := range []struct {
+		fires []time.Time
+		want  time.Time
+	}{{yearly, yearly[0]}, {fires, fires[2]}} {
+		got, err := e.s.Reschedule(e.ctx, e.g, "doing", cronB, f.fires)
+		if err != nil {
+			e.t.Fatal(err)
+		}
+		if !got.NextStartTime.Equal(micro(f.want)) || got.Version != doing.Version {
+			e.t.Errorf("a claimed row re-timed: next %v version %d, want the first fire after the claimed one (%v) and version %d",
+				got.NextStartTime, got.Version, f.want, doing.Version)
+		}
+	}
+	if got, _ := e.s.Reschedule(e.ctx, e.g, "pending", cronB, fires); !got.NextStartTime.Equal(micro(fires[0])) {
+		e.t.Errorf("a pending row re-timed: next %v, want the first fire %v", got.NextStartTime, fires[0])
+	}
+	if got, _ := e.s.Reschedule(e.ctx, e.g, "pending", cronB, nil); !got.NextStartTime.Equal(micro(fires[0])) {
+		e.t.Errorf("a re-timing with no fires: next %v, want it kept (%v)", got.NextStartTime, fires[0])
+	}
+	// The claimed fire runs; its finish, of the older revision, leaves the
+	// row's next fire.
+	res := e.finish(repository.Finish{Claim: doing.Claim(), Status: repository.ExecSucceeded, Next: claimedAt.Add(30 * time.Second),
+		NextAttempt: 1, Cron: cronA, Revision: doing.Revision, Keep: true})
+	if res[0].Err != nil || res[0].Task.Status != repository.TaskPending || !res[0].Task.NextStartTime.Equal(micro(fires[2])) {
+		e.t.Errorf("finish of the claimed fire: %+v, want the row pending at %v", res[0], fires[2])
+	}
+	// The next claim holds fires[2]: a re-timing now measures from it, not
+	// from the claim before.
+	e.claim(node.ID, res[0].Task)
+	got, err := e.s.Reschedule(e.ctx, e.g, "doing", cronA, fires)
+	if err != nil || !got.NextStartTime.Equal(micro(fires[3])) {
+		e.t.Errorf("re-timing the next claim: next %v (%v), want %v", got.NextStartTime, err, fires[3])
+	}
 }
 
 func testControlUnknown(e *env) {
 	e.pending("known")
-	for what, op := range map[string]controlOp{"Pause": e.s.Pause, "Resume": e.s.Resume, "Trigger": e.s.Trigger} {
+	for what, op := range map[string]controlOp{"Pause": e.s.Pause, "Resume": e.s.Resume, "Trigger": e.triggerOp} {
 		_, err := op(e.ctx, e.g, "ghost")
 		e.wantErr(what+" of an unknown task", err, repository.ErrTaskNotFound, "ghost")
 		_, err = op(e.ctx, e.other(), "known")
 		e.wantErr(what+" in another group", err, repository.ErrTaskNotFound, "known")
 	}
+}
+
+// triggerOp is Trigger without arguments, as a controlOp.
+func (e *env) triggerOp(ctx context.Context, group, name string) (repository.Task, error) {
+	return e.s.Trigger(ctx, group, name, "")
 }

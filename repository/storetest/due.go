@@ -16,7 +16,7 @@ var dueCases = []testCase{
 
 func (e *env) due(window time.Duration, limit int, names ...string) ([]repository.TaskID, time.Time) {
 	e.t.Helper()
-	d, err := e.s.DueTasks(e.ctx, repository.DueQuery{Group: e.g, Names: names, Window: window, Limit: limit})
+	d, err := e.s.DueTasks(e.ctx, repository.DueQuery{Group: e.g, Handlers: names, Window: window, Limit: limit})
 	if err != nil {
 		e.t.Fatalf("DueTasks: %v", err)
 	}
@@ -112,7 +112,7 @@ func testDueTriggeredWhilePaused(e *env) {
 	}
 	got, _ := e.due(2*time.Hour, 0, "parked")
 	e.wantDue("paused", got)
-	if _, err := e.s.Trigger(e.ctx, e.g, "parked"); err != nil {
+	if _, err := e.s.Trigger(e.ctx, e.g, "parked", ""); err != nil {
 		e.t.Fatal(err)
 	}
 	got, _ = e.due(0, 0, "parked")

@@ -77,7 +77,7 @@ func (e *env) common(fd fired) repository.Task {
 func finishWith(st repository.ExecStatus, errText string, tweak func(*repository.Finish)) func(repository.Task, int64) repository.Finish {
 	return func(held repository.Task, x int64) repository.Finish {
 		f := repository.Finish{
-			Claim: held.Claim(), ExecutionID: x, Status: st, Error: errText,
+			Claim: held.Claim(), Revision: held.Revision, ExecutionID: x, Status: st, Error: errText,
 			Next: held.NextStartTime.Add(time.Minute + 1500), NextAttempt: 3, Cron: cronA,
 		}
 		if tweak != nil {
@@ -88,7 +88,7 @@ func finishWith(st repository.ExecStatus, errText string, tweak func(*repository
 }
 
 func (e *env) pause()   { e.control(e.s.Pause) }
-func (e *env) trigger() { e.control(e.s.Trigger) }
+func (e *env) trigger() { e.control(e.triggerOp) }
 func (e *env) control(op func(ctx context.Context, group, name string) (repository.Task, error)) {
 	e.t.Helper()
 	if _, err := op(e.ctx, e.g, "job"); err != nil {
@@ -98,7 +98,7 @@ func (e *env) control(op func(ctx context.Context, group, name string) (reposito
 
 func (e *env) reschedule(cron string, next time.Time) {
 	e.t.Helper()
-	if _, err := e.s.Reschedule(e.ctx, e.g, "job", cron, next); err != nil {
+	if _, err := e.s.Reschedule(e.ctx, e.g, "job", cron, []time.Time{next}); err != nil {
 		e.t.Fatal(err)
 	}
 }
@@ -222,7 +222,7 @@ func testFinishStale(e *env) {
 	current := e.claim(node.ID, e.task("job"))[0] // same node, newer version
 	before := e.now()
 	res := e.finish(repository.Finish{
-		Claim: held.Claim(), ExecutionID: x.ID, Status: repository.ExecSucceeded, Error: "late",
+		Claim: held.Claim(), Revision: held.Revision, ExecutionID: x.ID, Status: repository.ExecSucceeded, Error: "late",
 		Next: held.NextStartTime.Add(time.Minute), NextAttempt: 1, Cron: cronA, Keep: true,
 	})[0]
 	after := e.now()
@@ -258,7 +258,7 @@ func testFinishAfterRecover(e *env) {
 	}
 	recovered := e.task("job")
 	res := e.finish(repository.Finish{
-		Claim: held.Claim(), ExecutionID: x.ID, Status: repository.ExecSucceeded, Error: "",
+		Claim: held.Claim(), Revision: held.Revision, ExecutionID: x.ID, Status: repository.ExecSucceeded, Error: "",
 		Next: held.NextStartTime.Add(time.Minute), NextAttempt: 1, Cron: cronA,
 	})[0]
 	e.wantErr("finish after recovery", res.Err, repository.ErrClaimLost, "")
@@ -273,7 +273,7 @@ func testFinishTwice(e *env) {
 	node := e.node("n")
 	held := e.claimed("job", node.ID)
 	x := e.start(held)
-	f := repository.Finish{Claim: held.Claim(), ExecutionID: x.ID, Status: repository.ExecSucceeded,
+	f := repository.Finish{Claim: held.Claim(), Revision: held.Revision, ExecutionID: x.ID, Status: repository.ExecSucceeded,
 		Next: held.NextStartTime.Add(time.Minute), NextAttempt: 1, Cron: cronA}
 	first := e.finishHeld(f)
 	closed := e.exec("job", x.ID)
@@ -303,7 +303,7 @@ func testFinishBatchMixed(e *env) {
 	}
 	lost2, lost4 := e.task("job2"), e.task("job4")
 	mk := func(i int, st repository.ExecStatus) repository.Finish {
-		return repository.Finish{Claim: held[i].Claim(), ExecutionID: xs[i].ID, Status: st, Error: fmt.Sprint("e", i),
+		return repository.Finish{Claim: held[i].Claim(), Revision: held[i].Revision, ExecutionID: xs[i].ID, Status: st, Error: fmt.Sprint("e", i),
 			Next: n.Add(time.Duration(i+1) * time.Minute), NextAttempt: 1, Cron: cronA, Keep: i == 2}
 	}
 	batch := []repository.Finish{

@@ -135,7 +135,7 @@ func testPruneByAge(e *env) {
 	foreignNode := e.nodeIn(e.other(), "f")
 	foreign := e.claim(foreignNode.ID, e.upsertIn(e.other(), def("old", e.now()))[0])[0]
 	x := e.start(foreign)
-	e.finishHeld(repository.Finish{Claim: foreign.Claim(), ExecutionID: x.ID, Status: repository.ExecSucceeded,
+	e.finishHeld(repository.Finish{Claim: foreign.Claim(), Revision: foreign.Revision, ExecutionID: x.ID, Status: repository.ExecSucceeded,
 		Next: foreign.NextStartTime.Add(time.Minute), NextAttempt: 1, Cron: cronA})
 
 	e.waitPast(x.StartedAt.Add(2 * slack))

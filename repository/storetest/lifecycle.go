@@ -32,7 +32,7 @@ const cronC = "30 * * * * *"
 
 func (e *env) override(name, cron string, next time.Time) repository.Task {
 	e.t.Helper()
-	t, err := e.s.Reschedule(e.ctx, e.g, name, cron, next)
+	t, err := e.s.Reschedule(e.ctx, e.g, name, cron, []time.Time{next})
 	if err != nil {
 		e.t.Fatalf("Reschedule(%q, %q): %v", name, cron, err)
 	}
@@ -247,12 +247,12 @@ func testRemoveKeepsHistory(e *env) {
 	if _, err := e.s.History(e.ctx, e.g, "kid", repository.HistoryFilter{}); !errors.Is(err, repository.ErrTaskNotFound) {
 		e.t.Errorf("History(kid): %v, want ErrTaskNotFound", err)
 	}
-	for what, op := range map[string]controlOp{"Pause": e.s.Pause, "Resume": e.s.Resume, "Trigger": e.s.Trigger} {
+	for what, op := range map[string]controlOp{"Pause": e.s.Pause, "Resume": e.s.Resume, "Trigger": e.triggerOp} {
 		if _, err := op(e.ctx, e.g, "root"); !errors.Is(err, repository.ErrTaskNotFound) {
 			e.t.Errorf("%s of a removed task: %v, want ErrTaskNotFound", what, err)
 		}
 	}
-	if _, err := e.s.Reschedule(e.ctx, e.g, "root", cronA, n); !errors.Is(err, repository.ErrTaskNotFound) {
+	if _, err := e.s.Reschedule(e.ctx, e.g, "root", cronA, []time.Time{n}); !errors.Is(err, repository.ErrTaskNotFound) {
 		e.t.Errorf("Reschedule of a removed task: %v, want ErrTaskNotFound", err)
 	}
 	if ids, _ := e.due(time.Hour, 0, "root"); len(ids) != 0 {

@@ -78,7 +78,7 @@ func (l *listening) woken(within time.Duration) bool {
 func (e *env) ready(l *listening, group, name string) {
 	e.t.Helper()
 	for range 40 {
-		if _, err := e.s.Trigger(e.ctx, group, name); err != nil {
+		if _, err := e.s.Trigger(e.ctx, group, name, ""); err != nil {
 			e.t.Fatal(err)
 		}
 		if l.woken(50 * time.Millisecond) {
@@ -134,11 +134,11 @@ func testListen(e *env) {
 			mine.drain()
 			e.do("Resume", e.s.Resume, "job")
 		}},
-		{"Trigger", func() { e.do("Trigger", e.s.Trigger, "job") }},
+		{"Trigger", func() { e.do("Trigger", e.triggerOp, "job") }},
 		{"Finish handing the claim off", func() {
 			t := e.claim(node.ID, e.task("job"))[0]
 			mine.drain()
-			e.finishHeld(repository.Finish{Claim: t.Claim(), Status: repository.ExecSucceeded,
+			e.finishHeld(repository.Finish{Claim: t.Claim(), Revision: t.Revision, Status: repository.ExecSucceeded,
 				Next: e.now().Add(time.Second), Cron: t.Cron, Handoff: true})
 		}},
 	}
@@ -153,7 +153,7 @@ func testListen(e *env) {
 	// otherwise wake every node's loader.
 	t := e.claim(node.ID, e.task("job"))[0]
 	mine.drain()
-	e.finishHeld(repository.Finish{Claim: t.Claim(), Status: repository.ExecSucceeded,
+	e.finishHeld(repository.Finish{Claim: t.Claim(), Revision: t.Revision, Status: repository.ExecSucceeded,
 		Next: e.now().Add(time.Hour), Cron: t.Cron})
 	if mine.woken(300 * time.Millisecond) {
 		e.t.Errorf("a Finish without Handoff woke the group's listener")

@@ -61,6 +61,7 @@ func Run(t *testing.T, newStore func(t *testing.T) repository.Store) {
 		{"Lifecycle", lifecycleCases},
 		{"Views", viewCases},
 		{"Audit", auditCases},
+		{"Schedules", scheduleCases},
 	}
 	for _, sec := range sections {
 		t.Run(sec.name, func(t *testing.T) {
@@ -284,7 +285,7 @@ func (e *env) finishHeld(f repository.Finish) repository.Task {
 // for a fire a minute later.
 func keep(t repository.Task, x int64, st repository.ExecStatus) repository.Finish {
 	return repository.Finish{
-		Claim: t.Claim(), ExecutionID: x, Status: st,
+		Claim: t.Claim(), Revision: t.Revision, ExecutionID: x, Status: st,
 		Next: t.NextStartTime.Add(time.Minute), NextAttempt: 1, Cron: t.Cron, Keep: true,
 	}
 }

@@ -39,6 +39,7 @@ func testUpsertInsert(e *env) {
 			ID: ts[i].ID, Group: e.g, Name: d.Name, Cron: d.Cron, CodeCron: d.Cron, Status: repository.TaskPending,
 			Version: 1, NextStartTime: micro(next), Attempt: 1, Options: d.Options,
 			CreatedAt: root.CreatedAt, UpdatedAt: root.CreatedAt,
+			Handler: d.Name, Revision: 1, // a registered task runs its own code, first definition
 		}
 		if d.Finished {
 			want.Status = repository.TaskFinished
@@ -143,7 +144,7 @@ func testUpsertDoingNotBumped(e *env) {
 	// and the row's next fire wins.
 	x := e.start(held)
 	res := e.finishHeld(repository.Finish{
-		Claim: held.Claim(), ExecutionID: x.ID, Status: repository.ExecSucceeded,
+		Claim: held.Claim(), Revision: held.Revision, ExecutionID: x.ID, Status: repository.ExecSucceeded,
 		Next: held.NextStartTime.Add(5 * time.Second), NextAttempt: 1, Cron: cronA, Keep: true,
 	})
 	if res.Status != repository.TaskPending || res.NodeID != 0 || !res.NextStartTime.Equal(micro(next)) || res.Version != held.Version+1 {

@@ -279,7 +279,7 @@ func testCountFailures(e *env) {
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	e.finish(repository.Finish{Claim: ot.Claim(), ExecutionID: x.ID, Status: repository.ExecFailed,
+	e.finish(repository.Finish{Claim: ot.Claim(), Revision: ot.Revision, ExecutionID: x.ID, Status: repository.ExecFailed,
 		Next: ot.NextStartTime.Add(time.Minute), NextAttempt: 1, Cron: ot.Cron})
 	got, err := e.s.CountFailures(e.ctx, e.g, start)
 	if err != nil {

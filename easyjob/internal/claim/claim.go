@@ -216,7 +216,11 @@ const (
 // localAt, taken in epoch.
 func New(t repository.Task, s *spec.Spec, localAt time.Time, epoch int64) *Claim {
 	c := newClaim(t, s, localAt, epoch)
-	c.Sched, c.SchedErr = s.ScheduleOf(&t)
+	if c.Spec, c.SchedErr = s.ForRow(&t); c.SchedErr != nil {
+		c.Sched = &c.Spec.Sched
+		return c
+	}
+	c.Sched, c.SchedErr = c.Spec.ScheduleOf(&t)
 	return c
 }
 
@@ -362,6 +366,7 @@ func (c *Claim) Recorded(stop <-chan struct{}, free Slots) (e repository.Executi
 func (c *Claim) RunRecord() *repository.Execution {
 	return &repository.Execution{
 		ScheduledAt: c.Task.NextStartTime, Attempt: max(c.Task.Attempt, 1), Misfire: c.Misfire, Kind: c.Kind,
+		Args: c.Task.RunArgs(), Revision: c.Task.Revision,
 	}
 }
 
@@ -414,6 +419,7 @@ func (c *Claim) Successor(f repository.Finish, localAt time.Time, epoch int64) *
 	t.NextStartTime = f.Next
 	t.Attempt = f.NextAttempt
 	t.Status = repository.TaskDoing
+	t.FireKind, t.FireArgs = "", "" // a kept claim's next fire is the cron's (a finish that keeps clears both)
 	next := newClaim(t, c.Spec, localAt, c.Epoch)
 	next.Sched = c.Sched // same row, same cron: no need to work it out again
 	next.pred.Store(c)
@@ -442,7 +448,8 @@ func (c *Claim) Queued() *Claim {
 func (c *Claim) Predicts(t repository.Task) bool {
 	p := c.Task
 	return t.ID == p.ID && t.Version == p.Version && t.NodeID == p.NodeID && t.Status == repository.TaskDoing &&
-		t.NextStartTime.Equal(p.NextStartTime.Truncate(storePrecision)) && t.Attempt == p.Attempt && t.Cron == p.Cron
+		t.NextStartTime.Equal(p.NextStartTime.Truncate(storePrecision)) && t.Attempt == p.Attempt && t.Cron == p.Cron &&
+		t.Revision == p.Revision
 }
 
 // storePrecision is the precision of times in the store: PostgreSQL keeps

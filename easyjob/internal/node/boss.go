@@ -109,7 +109,7 @@ func (n *Node) giveBack(c *claim.Claim) {
 	f := repository.Finish{
 		Claim: c.Fence(), ExecutionID: exec.ID, Status: repository.ExecSkipped,
 		Error: "no free worker within the start deadline; fire given back to peers",
-		Next:  c.Task.NextStartTime, NextAttempt: max(c.Task.Attempt, 1), Cron: c.Task.Cron,
+		Next:  c.Task.NextStartTime, NextAttempt: max(c.Task.Attempt, 1), Cron: c.Task.Cron, Revision: c.Task.Revision,
 		Handoff: true,
 	}
 	if appendRun {

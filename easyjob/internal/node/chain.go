@@ -164,7 +164,7 @@ func (n *Node) runChild(ctx context.Context, ch *spec.Spec, scheduled time.Time,
 		scheduled = c.Task.NextStartTime
 	}
 	exec, err := n.store.StartExecution(ctx, c.Fence(), repository.Execution{
-		ParentExecutionID: parentExec, ScheduledAt: scheduled, Attempt: 1, Kind: repository.RunChain,
+		ParentExecutionID: parentExec, ScheduledAt: scheduled, Attempt: 1, Kind: repository.RunChain, Revision: c.Task.Revision,
 	})
 	c.SetStarted(exec, err)
 	if err != nil {
@@ -189,7 +189,7 @@ func (n *Node) runChild(ctx context.Context, ch *spec.Spec, scheduled time.Time,
 	}
 	res := n.finish(c, repository.Finish{
 		Claim: c.Fence(), ExecutionID: exec.ID, Status: status, Error: errText(runErr),
-		Next: next, NextAttempt: 1, Cron: c.Task.Cron, Started: began, Ran: ran,
+		Next: next, NextAttempt: 1, Cron: c.Task.Cron, Revision: c.Task.Revision, Started: began, Ran: ran,
 	})
 	n.children.set(ch.Name, res.Task) // zero when not applied: re-read next time
 	if res.Err != nil && !errors.Is(res.Err, repository.ErrClaimLost) {

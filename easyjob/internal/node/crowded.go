@@ -23,7 +23,7 @@ const crowdedWarnEvery = time.Minute
 // the most overdue task this node could run and marks the node crowded
 // while one waited too long.
 func (n *Node) checkCrowded(ctx context.Context) error {
-	due, err := n.store.DueTasks(ctx, repository.DueQuery{Group: n.cfg.Group, Names: n.roots, Limit: 1})
+	due, err := n.store.DueTasks(ctx, repository.DueQuery{Group: n.cfg.Group, Handlers: n.roots, Limit: 1})
 	if err != nil {
 		return err
 	}

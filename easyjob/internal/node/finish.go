@@ -19,7 +19,7 @@ const maxRetryBackoff = 10 * time.Minute
 func (n *Node) outcome(c *claim.Claim, execID int64, status repository.ExecStatus, runErr error, next schedule.Plan) repository.Finish {
 	f := repository.Finish{
 		Claim: c.Fence(), ExecutionID: execID, Status: status, Error: errText(runErr),
-		Next: next.Next, NextAttempt: 1, Done: next.Done, Cron: c.Task.Cron,
+		Next: next.Next, NextAttempt: 1, Done: next.Done, Cron: c.Task.Cron, Revision: c.Task.Revision,
 	}
 	attempt := max(c.Task.Attempt, 1)
 	switch {
@@ -208,10 +208,17 @@ func (n *Node) settle(c *claim.Claim, f repository.Finish, epoch int64, res repo
 			n.release(n.bg, "kept after the node dropped its claims", []repository.Claim{res.Task.Claim()})
 		}
 	default:
-		if f.Handoff && res.Task.Status == repository.TaskPending {
+		switch {
+		case f.Handoff && res.Task.Status == repository.TaskPending:
 			n.stats.handedOff.Add(1)
 			n.watchHandover(res.Task, c.Spec)
 			n.observe(observe.Event{Kind: observe.EventHandover, Task: c.Spec.Name})
+		case f.Keep && res.Task.Status == repository.TaskPending:
+			// The keep was refused: an operator acted during the run (a
+			// trigger, an edit, a reschedule), so the row's next fire may be
+			// due now. The loader looks at once rather than at its next poll,
+			// which an idle node spaces out to the fetch window.
+			n.poke()
 		}
 		n.claims.Forget(c)
 	}

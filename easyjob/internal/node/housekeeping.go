@@ -73,7 +73,7 @@ func (n *Node) pruneStale(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("easyjob: find stale tasks: %w", err)
 	}
-	ts, err := n.store.Tasks(ctx, n.cfg.Group)
+	ts, err := n.store.RegisteredTasks(ctx, n.cfg.Group)
 	if err != nil {
 		return fmt.Errorf("easyjob: find stale tasks: %w", err)
 	}

@@ -35,7 +35,7 @@ func (n *Node) load(ctx context.Context) error {
 	limit := room * max(1, len(live))
 	sent := time.Now()
 	due, err := n.store.DueTasks(ctx, repository.DueQuery{
-		Group: n.cfg.Group, Names: n.roots, Window: n.cfg.FetchWindow, Limit: limit,
+		Group: n.cfg.Group, Handlers: n.roots, Window: n.cfg.FetchWindow, Limit: limit,
 	})
 	if err != nil {
 		return err
@@ -120,7 +120,7 @@ func (n *Node) claimRefs(ctx context.Context, refs []repository.TaskRef) ([]repo
 		return nil, nil
 	}
 	for _, t := range won {
-		spec := n.specs[t.Name]
+		spec := n.specs[t.Handler]
 		if spec == nil {
 			continue // cannot happen: the loader asks only for names it has; reconcile releases it
 		}

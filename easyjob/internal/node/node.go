@@ -2,6 +2,7 @@ package node
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"sync"
@@ -94,11 +95,14 @@ func New(cfg Config, store repository.Runtime, specs map[string]*spec.Spec) (*No
 	scheds := make([]*schedule.Schedule, 0, len(specs))
 	for _, s := range specs {
 		scheds = append(scheds, &s.Sched)
+		if s.Handler {
+			s.Scheds = schedule.NewCache(maxRowScheds)
+		}
 	}
 	schedule.ShareTicks(scheds)
 	n.picker = newPicker(strat, cfg.StealAfter, &n.counts)
 	for name, s := range specs {
-		if s.Parent == "" {
+		if s.Parent == "" { // a root task, or a handler kind (the runtime schedules that name it)
 			n.roots = append(n.roots, name)
 		}
 	}
@@ -222,6 +226,9 @@ func registerLead(n int) time.Duration {
 	return min(time.Duration(n)*RegisterLeadPerTask, maxRegisterLead)
 }
 
+// maxRowScheds bounds the distinct crons a handler's cache keeps.
+const maxRowScheds = 4096
+
 const (
 	// RegisterLeadPerTask is the lead per task registered (registerLead).
 	RegisterLeadPerTask = 150 * time.Microsecond
@@ -239,6 +246,9 @@ func (n *Node) register(ctx context.Context) error {
 	ready := now.Add(registerLead(len(n.specs)))
 	defs := make([]repository.TaskDef, 0, len(n.specs))
 	for _, s := range orderedSpecs(n.specs) {
+		if s.Handler {
+			continue // no row of its own: published below
+		}
 		d := repository.TaskDef{Name: s.Name, Cron: s.Cron, Parent: s.Parent, Options: s.Opts}
 		sched := s.Sched
 		if s.Opts.EveryFromCreation {
@@ -251,14 +261,19 @@ func (n *Node) register(ctx context.Context) error {
 		}
 		defs = append(defs, d)
 	}
-	rows, err := n.store.UpsertTasks(ctx, n.cfg.Group, defs)
-	if err != nil {
-		return fmt.Errorf("easyjob: register tasks: %w", err)
-	}
-	for _, r := range rows {
-		if r.ParentID != 0 {
-			n.children.set(r.Name, r)
+	if len(defs) > 0 {
+		rows, err := n.store.UpsertTasks(ctx, n.cfg.Group, defs)
+		if err != nil {
+			return fmt.Errorf("easyjob: register tasks: %w", err)
 		}
+		for _, r := range rows {
+			if r.ParentID != 0 {
+				n.children.set(r.Name, r)
+			}
+		}
+	}
+	if err := n.publishHandlers(ctx); err != nil {
+		return err
 	}
 	// Peers' strategies choose among the nodes that registered a task:
 	// publish which ones this node did before it counts as live.
@@ -280,12 +295,33 @@ func (n *Node) register(ctx context.Context) error {
 	return n.registerRemoved(ctx, defs)
 }
 
+// publishHandlers writes the handler kinds this node runs, with the
+// schema of their arguments, for the tools that create schedules.
+func (n *Node) publishHandlers(ctx context.Context) error {
+	var hs []repository.HandlerDef
+	for _, s := range orderedSpecs(n.specs) {
+		if s.Handler {
+			hs = append(hs, repository.HandlerDef{Kind: s.Name, Schema: json.RawMessage(s.ArgsSchema)})
+		}
+	}
+	if len(hs) == 0 {
+		return nil
+	}
+	if err := n.store.PublishHandlers(ctx, n.cfg.Group, hs); err != nil {
+		return fmt.Errorf("easyjob: publish handlers: %w", err)
+	}
+	return nil
+}
+
 // registerRemoved registers again the tasks of defs that were removed
 // between this node's upsert and its node row: an operator's Remove checks
 // that no live node registers a task, and this node was not live yet, so
 // the removal went through; the node would never fire those tasks.
 func (n *Node) registerRemoved(ctx context.Context, defs []repository.TaskDef) error {
-	rows, err := n.store.Tasks(ctx, n.cfg.Group)
+	if len(defs) == 0 {
+		return nil
+	}
+	rows, err := n.store.RegisteredTasks(ctx, n.cfg.Group)
 	if err != nil {
 		return fmt.Errorf("easyjob: read tasks after registering: %w", err)
 	}

@@ -64,7 +64,7 @@ func (p *picker) view(live []repository.Node) []repository.Node {
 // keeps reports whether this node, holding t, should keep it on the
 // current live view (strategy.Keeps).
 func (p *picker) keeps(t repository.Task) bool {
-	return strategy.Keeps(p.strat, p.able(p.view(p.liveView()), t.Name), t, p.self)
+	return strategy.Keeps(p.strat, p.able(p.view(p.liveView()), t.Handler), t, p.self)
 }
 
 // claims reports whether the loader should try to claim t, due at
@@ -72,7 +72,7 @@ func (p *picker) keeps(t repository.Task) bool {
 // strategy accepts it, or it was left unclaimed past the steal threshold
 // (then stolen is true too).
 func (p *picker) claims(view []repository.Node, t repository.Task, now time.Time) (ok, stolen bool) {
-	able := p.able(view, t.Name)
+	able := p.able(view, t.Handler)
 	if p.strat.Accept(able, t, p.self) {
 		return true, false
 	}

@@ -75,7 +75,7 @@ func (n *Node) recoverOrphans(ctx context.Context) error {
 			continue
 		}
 		r := repository.Recovery{Ref: o.Task.Ref(), DeadNode: o.DeadNode}
-		if spec := n.specs[o.Task.Name]; spec != nil && spec.Opts.Recover == repository.RecoverSkip && o.Task.ParentID == 0 {
+		if spec, _ := n.specs[o.Task.Handler].ForRow(&o.Task); spec != nil && spec.Opts.Recover == repository.RecoverSkip && o.Task.ParentID == 0 {
 			sched, _ := spec.ScheduleOf(&o.Task) // a stored cron that does not parse: the registered one
 			if next, ok := sched.Next(n.dbNow()); ok {
 				r.Next = next

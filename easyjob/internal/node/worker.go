@@ -140,6 +140,9 @@ func (n *Node) call(ctx context.Context, sp *spec.Spec, t *repository.Task, sche
 		Task: sp.Name, TaskID: int64(t.ID), ScheduledAt: scheduled, Attempt: max(t.Attempt, 1),
 		NodeID: int64(n.id()), Version: fence.Version, Tx: tx,
 	}
+	if a := t.RunArgs(); a != "" {
+		run.Args = []byte(a)
+	}
 	began, start := n.dbNow(), mono()
 	err = func() (err error) {
 		// The public API turns a job's panic into its own error; this

@@ -35,7 +35,10 @@ type Schedule struct {
 	// anchor is the origin of the @every grid when it is not the epoch
 	// (AnchoredAt: a task's creation), whole seconds; zero for the epoch.
 	anchor time.Time
-	memo   *tickMemo // shared by the specs of one node with this expr and loc; may be nil
+	// at is the one fire of an "@at <time>" schedule (at.go); zero for
+	// any other.
+	at   time.Time
+	memo *tickMemo // shared by the specs of one node with this expr and loc; may be nil
 }
 
 // ErrInvalidCron reports an expression or time zone that does not parse,
@@ -52,7 +55,8 @@ func (s Schedule) Expr() string { return s.expr }
 // Location is the time zone the expression is read in.
 func (s Schedule) Location() *time.Location { return s.loc }
 
-// Parse reads a cron expression (or "@every <duration>") in time zone tz
+// Parse reads a cron expression (or "@every <duration>", or "@at <time>")
+// in time zone tz
 // ("" is UTC; a CRON_TZ= or TZ= prefix wins). An empty expression is a schedule
 // with no fires of its own. Errors wrap ErrInvalidCron.
 func Parse(expr, tz string) (Schedule, error) {
@@ -83,6 +87,9 @@ func Parse(expr, tz string) (Schedule, error) {
 	}
 	if every, ok, err := parseEvery(expr); ok || err != nil {
 		return Schedule{expr: expr, loc: loc, every: every}, err
+	}
+	if at, ok, err := parseAt(expr, loc); ok || err != nil {
+		return Schedule{expr: expr, loc: loc, at: at}, err
 	}
 	if !gronx.IsValid(expr) {
 		return Schedule{}, invalidField(expr)
@@ -152,6 +159,9 @@ func (s Schedule) Next(t time.Time) (time.Time, bool) {
 	}
 	if s.every > 0 {
 		return gridFloorFrom(s.anchor, t, s.every).Add(s.every), true
+	}
+	if !s.at.IsZero() {
+		return s.at, s.at.After(t)
 	}
 	// gronx works at second precision in the reference time's zone.
 	ref := t.In(s.loc).Truncate(time.Second)
@@ -249,7 +259,7 @@ func (m *tickMemo) tick(expr string, ref time.Time) (time.Time, error) {
 func ShareTicks(scheds []*Schedule) {
 	memos := map[string]*tickMemo{}
 	for _, s := range scheds {
-		if s.Empty() || s.every > 0 {
+		if s.Empty() || s.every > 0 || !s.at.IsZero() {
 			continue
 		}
 		key := s.expr + "\x00" + s.loc.String()
@@ -267,6 +277,9 @@ func (s Schedule) Prev(t time.Time) (time.Time, bool) {
 	}
 	if s.every > 0 {
 		return gridFloorFrom(s.anchor, t, s.every), true
+	}
+	if !s.at.IsZero() {
+		return s.at, !s.at.After(t)
 	}
 	p, err := gronx.PrevTickBefore(s.expr, t.In(s.loc).Truncate(time.Second), true)
 	if err != nil {

@@ -29,8 +29,40 @@ type Spec struct {
 	// InTx runs the job in the transaction that records its finish
 	// (repository.TxFinisher; a root without children only).
 	InTx bool
+	// Handler marks a handler kind (easyjob.Handle): it has no row of its
+	// own; the schedules created at runtime that name it (Task.Handler)
+	// run its Job with their own cron, options and arguments (ForRow).
+	Handler bool
+	// ArgsSchema is the JSON schema of a handler's arguments, published
+	// for the tools that check a schedule's arguments before writing it.
+	ArgsSchema string
+	// Scheds parses the crons of a handler's rows (ForRow), once per
+	// expression and zone; nil parses every time.
+	Scheds *schedule.Cache
 
 	Children []*Spec // registration order
+}
+
+// ForRow returns the spec a claim of row t runs: s itself for a task
+// registered in code; for a schedule created at runtime (t.Dynamic), a
+// copy of its handler s under the row's name, cron and options. An error
+// says the row's cron does not parse here (a time zone this host lacks):
+// its schedule is then empty, so the fire runs once and the task ends.
+func (s *Spec) ForRow(t *repository.Task) (*Spec, error) {
+	if s == nil || !t.Dynamic {
+		return s, nil
+	}
+	r := *s
+	r.Name, r.Cron, r.Parent, r.Opts, r.Children = t.Name, t.Cron, "", t.Options, nil
+	parse := schedule.Parse
+	if s.Scheds != nil {
+		parse = s.Scheds.Parse
+	}
+	var err error
+	if r.Sched, err = parse(t.Cron, t.Options.Timezone); err != nil {
+		err = fmt.Errorf("schedule %q: cron %q: %w", t.Name, t.Cron, err)
+	}
+	return &r, err
 }
 
 // ScheduleOf returns the schedule of row t: the registered one, or the
@@ -69,4 +101,7 @@ type Run struct {
 	Version     int64 // with TaskID, the fencing token
 	// Tx is the run's transaction (Spec.InTx), nil otherwise.
 	Tx *sql.Tx
+	// Args are the run's JSON arguments (repository.Task.RunArgs); nil
+	// when it has none.
+	Args []byte
 }

@@ -26,6 +26,7 @@ const (
 	mHeldBy
 	mTask
 	mTasks
+	mRegisteredTasks
 	mStartExecution
 	mStartExecutions
 	mFinish
@@ -51,17 +52,22 @@ const (
 	mCountFailures
 	mRecordAudit
 	mAudit
+	mCreateSchedules
+	mUpdateSchedule
+	mPublishHandlers
+	mHandlers
 	mListen // not a round trip per call: one long-lived session
 	numMethods
 )
 
 var methodNames = [numMethods]string{
 	"Now", "RegisterNode", "Heartbeat", "DeleteNode", "LiveNodes", "Nodes", "ExpireNodes",
-	"UpsertTasks", "DueTasks", "Claim", "Release", "HeldBy", "Task", "Tasks",
+	"UpsertTasks", "DueTasks", "Claim", "Release", "HeldBy", "Task", "Tasks", "RegisteredTasks",
 	"StartExecution", "StartExecutions", "Finish", "History", "PruneHistory", "Orphans",
 	"RecoverAll", "Pause", "Resume", "Trigger", "Reschedule", "MarkStale", "Groups", "RemoveTask",
 	"PublishTaskSet", "TaskSet", "ChainRun", "TaskCounts", "TaskPage", "TaskTree", "TaskRuns",
-	"RecentExecutions", "CountFailures", "RecordAudit", "Audit", "Listen",
+	"RecentExecutions", "CountFailures", "RecordAudit", "Audit",
+	"CreateSchedules", "UpdateSchedule", "PublishHandlers", "Handlers", "Listen",
 }
 
 // countingStore counts a node's store calls as a hook of the one store

@@ -1,0 +1,82 @@
+package easyjob_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/easyjob-go/easyjob/easyjob"
+	"github.com/easyjob-go/easyjob/repository/memory"
+)
+
+// ReportArgs are the arguments of the "report" handler below.
+type ReportArgs struct {
+	Customer string `json:"customer"`
+	Days     int    `json:"days"`
+}
+
+// A handler is code registered by kind; the schedules that run it, each
+// with its own cron and arguments, are created at runtime (Client.Create)
+// from any process that shares the database.
+func ExampleHandle() {
+	store := memory.New()
+	s, err := easyjob.New(easyjob.Config{Store: store, PollInterval: 100 * time.Millisecond})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	done := make(chan ReportArgs, 1)
+	err = s.Handle("report", easyjob.HandlerOf(func(ctx context.Context, a ReportArgs) error {
+		select {
+		case done <- a:
+		default:
+		}
+		return nil
+	}))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ran := make(chan error, 1)
+	go func() { ran <- s.Run(ctx) }()
+
+	c, err := easyjob.NewClient(ctx, easyjob.Config{Store: store})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer c.Close()
+	for { // until the node is live with its handler
+		if nodes, _ := c.Nodes(ctx); len(nodes) > 0 && nodes[0].Live {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	_, err = c.Create(ctx, easyjob.Schedule{
+		Name: "report-acme", Handler: "report", Cron: "* * * * * *",
+		Args: ReportArgs{Customer: "acme", Days: 7},
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("%+v\n", <-done)
+
+	// Arguments the handler's type refuses are refused before anything is written.
+	_, err = c.Create(ctx, easyjob.Schedule{
+		Name: "report-bad", Handler: "report", Cron: "* * * * * *",
+		Args: json.RawMessage(`{"customer": "acme", "days": "seven"}`),
+	})
+	fmt.Println(errors.Is(err, easyjob.ErrInvalidArgs))
+	cancel()
+	if err := <-ran; err != nil {
+		fmt.Println("run:", err)
+	}
+	// Output:
+	// {Customer:acme Days:7}
+	// true
+}
