@@ -83,7 +83,8 @@ type HandlerDef struct {
 
 // ScheduleStore creates and edits the schedules made at runtime. Each
 // call is one transaction, and records the audit entry its context
-// carries (WithAudit) for every row it writes.
+// carries (WithAudit) for every row it writes, and the definition each
+// row takes (RevisionStore), by that entry's actor.
 type ScheduleStore interface {
 	// CreateSchedules inserts defs as pending (or paused, or finished) root
 	// rows of group, Dynamic, Handler as given, revision 1, and wakes the

@@ -41,6 +41,7 @@ type Control interface {
 	HistoryStore
 	ControlStore
 	ScheduleStore
+	RevisionStore
 	HandlerStore
 	ViewStore
 	AuditStore
@@ -319,6 +320,8 @@ type ControlStore interface {
 	// never runs twice. The store remembers the claimed fire until the
 	// row's finish or next claim, so that a second re-timing during the
 	// same claim measures from it too. Empty keeps the row's next fire.
+	// The new revision is recorded (RevisionStore), by the actor of the
+	// audit entry ctx carries.
 	Reschedule(ctx context.Context, group, name, cron string, next []time.Time) (Task, error)
 	// RemoveTask deletes the task and its descendants (children, their
 	// children, ...) and returns the rows removed, the named task first.

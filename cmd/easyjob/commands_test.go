@@ -28,7 +28,7 @@ func TestCommandTable(t *testing.T) {
 	if !ok || !node.hidden {
 		t.Fatalf("%s: found %v, hidden %v; the harness starts node processes with it", harness.NodeCommand, ok, node.hidden)
 	}
-	for _, name := range []string{"migrate", "status", "tasks", "nodes", "history", "trigger", "pause", "resume", "reschedule", "audit", "bench", "chaos"} {
+	for _, name := range []string{"migrate", "status", "tasks", "nodes", "history", "trigger", "pause", "resume", "reschedule", "audit", "create", "update", "versions", "bench", "chaos"} {
 		if c, ok := lookup(name); !ok || c.hidden {
 			t.Errorf("%s: found %v, hidden %v", name, ok, c.hidden)
 		}

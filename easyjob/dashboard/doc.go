@@ -60,6 +60,7 @@
 //	POST   /api/v1/tasks/{name}/resume    resume
 //	POST   /api/v1/tasks/{name}/trigger   one fire now, optionally {"args": ...}
 //	GET    /api/v1/tasks/{name}/history   its runs (?status= ?since= ?before_id= ?limit=)
+//	GET    /api/v1/tasks/{name}/versions  the definitions it took, newest first, by whom and when
 //	GET    /api/v1/nodes                  the nodes
 //	GET    /api/v1/handlers               the handler kinds the nodes publish
 //	GET    /api/v1/audit                  the audit log (?task= ?since= ?before_id= ?limit=)

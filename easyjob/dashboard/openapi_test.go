@@ -97,6 +97,7 @@ func TestOpenAPISchemas(t *testing.T) {
 	same(t, "Run properties", yamlKeys(t, lines, "    Run:", 8), jsonNames(reflect.TypeFor[easyjob.ExecutionInfo]()))
 	same(t, "Handler properties", yamlKeys(t, lines, "    Handler:", 8), jsonNames(reflect.TypeFor[easyjob.HandlerInfo]()))
 	same(t, "AuditEntry properties", yamlKeys(t, lines, "    AuditEntry:", 8), jsonNames(reflect.TypeFor[easyjob.AuditEntry]()))
+	same(t, "Version properties", yamlKeys(t, lines, "    Version:", 8), jsonNames(reflect.TypeFor[easyjob.Version]()))
 	node := append(jsonNames(reflect.TypeFor[easyjob.NodeInfo]()), "heartbeat_age_seconds") // MarshalJSON adds it
 	same(t, "Node properties", yamlKeys(t, lines, "    Node:", 8), node)
 }

@@ -43,6 +43,12 @@ type taskData struct {
 	// says what kind of failure kept them from being read.
 	Audit    []easyjob.AuditEntry
 	AuditErr string
+	// ShowVersions: the page has a Versions section (hasVersions), with
+	// Versions, the definitions the task took, newest first; VersionsErr
+	// says what kind of failure kept them from being read.
+	ShowVersions bool
+	Versions     []easyjob.Version
+	VersionsErr  string
 }
 
 type policy struct{ Name, Value string }
@@ -99,6 +105,9 @@ func (h *Handler) task(w http.ResponseWriter, r *http.Request) {
 		d.Older = runs[len(runs)-1].ID
 	}
 	d.Audit, d.AuditErr = h.taskAudit(r, name)
+	if d.ShowVersions = hasVersions(d.Task.TaskInfo); d.ShowVersions {
+		d.Versions, d.VersionsErr = h.taskVersions(r, name)
+	}
 	h.render(w, r, http.StatusOK, "task", page{Title: name, Now: s.now(), Flash: flash(q.Get("done")), Data: d})
 }
 

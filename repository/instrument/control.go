@@ -97,3 +97,9 @@ func (s *store) RecordAudit(ctx context.Context, e repository.AuditEntry) error 
 func (s *store) Audit(ctx context.Context, group string, f repository.AuditFilter) ([]repository.AuditEntry, error) {
 	return call(ctx, s, "Audit", func(ctx context.Context) ([]repository.AuditEntry, error) { return s.inner.Audit(ctx, group, f) })
 }
+
+func (s *store) Revisions(ctx context.Context, group, name string) ([]repository.Revision, error) {
+	return call(ctx, s, "Revisions", func(ctx context.Context) ([]repository.Revision, error) {
+		return s.inner.Revisions(ctx, group, name)
+	})
+}

@@ -82,7 +82,7 @@ func (s *Store) retimeLocked(t *repository.Task, fires []time.Time) {
 // the task overridden (cleared when cron is the code's), revision+1; a
 // finished task becomes pending. A doing task is not bumped: its Finish
 // sees the cron changed. Any other loses a triggered fire (and its
-// arguments) to the cron's.
+// arguments) to the cron's. The new revision is recorded (reviseLocked).
 func (s *Store) Reschedule(ctx context.Context, group, name, cron string, next []time.Time) (repository.Task, error) {
 	return s.control(ctx, group, name, false, func(t *repository.Task, now time.Time) bool {
 		t.Cron, t.OverriddenAt = cron, now
@@ -100,6 +100,7 @@ func (s *Store) Reschedule(ctx context.Context, group, name, cron string, next [
 			t.FireKind, t.FireArgs = "", ""
 			t.Version++
 		}
+		s.reviseLocked(ctx, *t, now)
 		return true
 	})
 }

@@ -91,14 +91,15 @@ func (s *Store) RemoveTask(ctx context.Context, group, name string, o repository
 	return subtree, nil
 }
 
-// deleteTaskLocked deletes a task row with its executions (the foreign
-// key's ON DELETE CASCADE); rows naming it as parent lose the link (ON
+// deleteTaskLocked deletes a task row with its executions and revisions
+// (the foreign keys' ON DELETE CASCADE); rows naming it as parent lose the link (ON
 // DELETE SET NULL).
 func (s *Store) deleteTaskLocked(group, name string, id repository.TaskID) {
 	for _, xid := range s.execsByTask[id] {
 		delete(s.execs, xid)
 	}
 	delete(s.execsByTask, id)
+	delete(s.revisions, id) // ON DELETE CASCADE too
 	if t := s.tasks[id]; t != nil {
 		s.unindexHandlerLocked(t)
 	}

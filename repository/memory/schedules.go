@@ -15,8 +15,9 @@ import (
 // nothing: everything is checked (distinct names, JSON arguments, names
 // free or held by a removed row) before anything is written. A removed
 // row (a tombstone) is revived under its id, version+1, as a registration
-// revives one; its creation time and last result stay. Each written row
-// records the audit entry ctx carries, and the group is woken once.
+// revives one; its creation time and last result stay, its former
+// revisions go. Each written row records revision 1 and the audit entry
+// ctx carries, and the group is woken once.
 func (s *Store) CreateSchedules(ctx context.Context, group string, defs []repository.ScheduleDef) ([]repository.Task, error) {
 	if len(defs) == 0 {
 		return nil, nil
@@ -51,6 +52,7 @@ func (s *Store) CreateSchedules(ctx context.Context, group string, defs []reposi
 			u.ID, u.Version, u.CreatedAt = old.ID, old.Version+1, old.CreatedAt
 			u.LastStatus, u.LastError, u.LastFinishedAt = old.LastStatus, old.LastError, old.LastFinishedAt
 			s.replaceLocked(old, u)
+			delete(s.revisions, old.ID) // a new task under the old id: its former definitions go
 			out[i] = *old
 		} else {
 			s.lastTask++
@@ -59,6 +61,7 @@ func (s *Store) CreateSchedules(ctx context.Context, group string, defs []reposi
 			s.insertLocked(t)
 			out[i] = *t
 		}
+		s.reviseLocked(ctx, out[i], now)
 		s.auditLocked(repository.AuditDefaults(ctx, "create", "handler "+d.Handler+" cron "+d.Cron), group, d.Name, now)
 	}
 	s.notifyLocked(group)
@@ -121,6 +124,7 @@ func (s *Store) UpdateSchedule(ctx context.Context, group, name string, def repo
 	}
 	u.UpdatedAt = now
 	s.replaceLocked(t, u)
+	s.reviseLocked(ctx, *t, now)
 	s.auditLocked(repository.AuditDefaults(ctx, "update", "handler "+def.Handler+" cron "+def.Cron), group, name, now)
 	s.notifyLocked(group)
 	return *t, nil

@@ -38,6 +38,9 @@ type Store struct {
 	// heldFire is the claimed fire of a doing row an operator re-timed (the
 	// Postgres column held_fire), until its finish or next claim.
 	heldFire map[repository.TaskID]time.Time
+	// revisions are the definitions each task took (the table
+	// easyjob_task_revisions), ascending by revision.
+	revisions map[repository.TaskID][]repository.Revision
 }
 
 // New returns an empty store.
@@ -54,6 +57,7 @@ func New(opts ...Option) *Store {
 		listeners:   make(map[string]map[*listener]struct{}),
 		taskSets:    make(map[string][]string),
 		heldFire:    make(map[repository.TaskID]time.Time),
+		revisions:   make(map[repository.TaskID][]repository.Revision),
 	}
 	for _, o := range opts {
 		o(s)

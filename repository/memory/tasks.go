@@ -75,6 +75,9 @@ func (s *Store) UpsertTasks(ctx context.Context, group string, defs []repository
 			continue
 		}
 		if u, write, touch := repository.ApplyTaskDef(*t, d, parent); write {
+			if t.Status == repository.TaskRemoved {
+				delete(s.revisions, t.ID) // revived: a new task under the old id
+			}
 			u.NextStartTime = norm(u.NextStartTime)
 			if touch {
 				u.UpdatedAt = now

@@ -26,7 +26,7 @@ func (s *Store) Pause(ctx context.Context, group, name string) (repository.Task,
   updated_at = now()
 WHERE t.group_name = ? AND t.name = ? AND t.status <> 'removed'
 RETURNING ` + taskCols("t")
-	return s.control(ctx, "pause", group, name, q, false, group, name)
+	return s.control(ctx, "pause", group, name, q, false, false, group, name)
 }
 
 // Resume clears the pause: paused becomes pending (version+1) and the
@@ -39,7 +39,7 @@ func (s *Store) Resume(ctx context.Context, group, name string) (repository.Task
   updated_at = now()
 WHERE t.group_name = ? AND t.name = ? AND t.status <> 'removed'
 RETURNING ` + taskCols("t")
-	return s.control(ctx, "resume", group, name, q, true, group, name)
+	return s.control(ctx, "resume", group, name, q, true, false, group, name)
 }
 
 // Trigger asks for one fire now. A task that is not doing becomes pending
@@ -63,7 +63,7 @@ func (s *Store) Trigger(ctx context.Context, group, name string, args string) (r
   updated_at = now()
 WHERE t.group_name = ? AND t.name = ? AND t.status <> 'removed'
 RETURNING ` + taskCols("t")
-	return s.control(ctx, "trigger", group, name, q, true, args, group, name)
+	return s.control(ctx, "trigger", group, name, q, true, false, args, group, name)
 }
 
 // Reschedule sets a new cron and next fire, revision+1. A doing row keeps
@@ -71,7 +71,7 @@ RETURNING ` + taskCols("t")
 // next_start_time. A cron other than the code's marks the row overridden;
 // the code's clears the mark. The cron's fire replaces a triggered one,
 // arguments and all, unless the row is doing (a trigger requested while
-// it runs stands).
+// it runs stands). The same statement records the new revision.
 func (s *Store) Reschedule(ctx context.Context, group, name, cron string, next []time.Time) (repository.Task, error) {
 	q := `UPDATE easyjob_tasks t SET
   cron = ?::text,
@@ -86,7 +86,7 @@ func (s *Store) Reschedule(ctx context.Context, group, name, cron string, next [
 WHERE t.group_name = ? AND t.name = ? AND t.status <> 'removed'
 RETURNING ` + taskCols("t")
 	fires := pgdialect.Array(next)
-	return s.control(ctx, "reschedule", group, name, q, true, cron, cron, fires, fires, group, name)
+	return s.control(ctx, "reschedule", group, name, q, true, true, cron, cron, fires, fires, group, name)
 }
 
 // retimeSQL sets the next fire of a row an operator re-times, given the
@@ -103,9 +103,10 @@ const retimeSQL = `next_start_time = CASE WHEN t.status = 'doing'
 
 // control runs one operator action, the UPDATE ... RETURNING of task
 // columns update, as one statement that also wakes the task's group when
-// notify is set and records the audit entry ctx carries: the entry is
-// written exactly when the action found its task.
-func (s *Store) control(ctx context.Context, op, group, name, update string, notify bool, args ...any) (repository.Task, error) {
+// notify is set, records the audit entry ctx carries and, when revise is
+// set (an edit of the definition), the row's new revision by the entry's
+// actor: both are written exactly when the action found its task.
+func (s *Store) control(ctx context.Context, op, group, name, update string, notify, revise bool, args ...any) (repository.Task, error) {
 	q := `WITH t AS (` + update + `)`
 	tail := ``
 	if notify {
@@ -118,6 +119,11 @@ n AS (SELECT pg_notify('` + notifyChannel + `', t.group_name) FROM t)`
 a AS (INSERT INTO easyjob_audit (group_name, task, actor, via, origin, action, detail)
   SELECT t.group_name, t.name, ?::text, ?::text, ?::text, ?::text, ?::text FROM t)`
 		args = append(args, auditArgs(e)...)
+	}
+	if revise {
+		q += `,
+rv AS (` + revisionSQL("t") + `)`
+		args = append(args, revisionActor(ctx)...)
 	}
 	q += `
 SELECT ` + taskCols("t") + ` FROM t` + tail

@@ -6,12 +6,13 @@ import (
 	"time"
 
 	"github.com/easyjob-go/easyjob/repository"
+	"github.com/easyjob-go/easyjob/repository/postgres"
 	"github.com/easyjob-go/easyjob/repository/postgres/pgtest"
 )
 
-// TestMigrateRuntimeSchedules upgrades a database written before 0011: its
-// tasks run their own code (handler = name), at revision 1, and are due by
-// it; their runs carry no arguments and revision 0. Down again, the
+// TestMigrateRuntimeSchedules upgrades a database written before 0011 (at
+// version 10): its tasks run their own code (handler = name), at revision
+// 1, and are due by it; their runs carry no arguments and revision 0. Down again, the
 // runtime schedules (which the older schema cannot express) go with their
 // history and the handler table; the registered tasks stay.
 func TestMigrateRuntimeSchedules(t *testing.T) {
@@ -20,7 +21,7 @@ func TestMigrateRuntimeSchedules(t *testing.T) {
 	if err := s.Migrate(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.MigrateDown(ctx, 1); err != nil {
+	if err := s.MigrateDown(ctx, postgres.LatestSchemaVersion()-10); err != nil {
 		t.Fatal(err)
 	}
 	exec := func(q string, args ...any) {
@@ -58,7 +59,7 @@ SELECT id, 7, now(), 'succeeded', now() FROM easyjob_tasks WHERE name = 'old'`)
 	if err := s.PublishHandlers(ctx, "g", []repository.HandlerDef{{Kind: "old"}}); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.MigrateDown(ctx, 1); err != nil {
+	if err := s.MigrateDown(ctx, postgres.LatestSchemaVersion()-10); err != nil {
 		t.Fatalf("migrate down: %v", err)
 	}
 	var names []string

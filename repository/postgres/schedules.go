@@ -24,9 +24,10 @@ import (
 // The names are then read and locked: one held by a row that is not
 // removed fails the call with ErrTaskExists naming it, before anything is
 // written; a removed row (a tombstone kept for its history) is revived
-// under its id. One statement then revives the tombstones, inserts the
-// new rows from one array per column (a batch of thousands costs one short
-// statement), records an audit entry per row and wakes the group. A name
+// under its id (the definitions of its former life deleted first). One
+// statement then revives the tombstones, inserts the new rows from one
+// array per column (a batch of thousands costs one short statement),
+// records an audit entry and revision 1 per row and wakes the group. A name
 // a concurrent creation took meanwhile is skipped by the insert (ON
 // CONFLICT DO NOTHING) and fails the call as taken.
 func (s *Store) CreateSchedules(ctx context.Context, group string, defs []repository.ScheduleDef) ([]repository.Task, error) {
@@ -131,6 +132,15 @@ func (s *Store) createTx(ctx context.Context, tx bun.Tx, group string, defs []re
 		audit = 1
 		args = append(args, auditArgs(e)...)
 	}
+	args = append(args, revisionActor(ctx)...)
+	if revive == 1 {
+		// A revived tombstone is a new task under the old id: the
+		// definitions of its former life go (its revision restarts at 1).
+		if _, err := tx.ExecContext(ctx, `DELETE FROM easyjob_task_revisions WHERE task_id = ANY(?::bigint[])`,
+			pgdialect.Array(c.revive)); err != nil {
+			return nil, err
+		}
+	}
 	q := createQueries[revive][audit]
 	rows, err := scanTasks(tx.Tx.QueryContext(ctx, q, binaryArgs(s.binary, args)...))
 	if err != nil {
@@ -188,11 +198,12 @@ func nameTaken(group, name string) error {
 // per column, in the order given, and wakes the group (n, run by the count
 // in the final WHERE). %[2]s revives the tombstones first (r, when the batch
 // has any) and %[3]s names the rows written (w); %[4]s is the audit CTE, if
-// any. A revived row keeps its id, created_at and last result, and takes
-// everything else from its definition, version+1, as a registration
-// revives one. due_at follows next_start_time by the trigger of migration
-// 0008.
-const createSQL = `WITH v AS (
+// any; rv records revision 1 of every row written (revisionSQL), one
+// INSERT ... SELECT of the rows just written. A revived row keeps its id,
+// created_at and last result, and takes everything else from its
+// definition, version+1, as a registration revives one. due_at follows
+// next_start_time by the trigger of migration 0008.
+var createSQL = `WITH v AS (
   SELECT * FROM unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::bool[],
     ?::timestamptz[], ?::bigint[])
     WITH ORDINALITY AS v(name, handler, cron, args, options, status, paused, next, revive, ord)
@@ -209,7 +220,8 @@ i AS (
   RETURNING %[1]s
 ),
 w AS (%[3]s),
-n AS (SELECT pg_notify('` + notifyChannel + `', ?::text))%[4]s
+n AS (SELECT pg_notify('` + notifyChannel + `', ?::text))%[4]s,
+rv AS (` + revisionSQL("w") + `)
 SELECT * FROM w WHERE (SELECT count(*) FROM n) >= 0`
 
 // createRevive is the CTE of createSQL that revives the tombstones of a
@@ -264,7 +276,8 @@ var createQueries = func() (q [2][2]string) {
 // triggered fire, arguments and all, is replaced). The pause is kept: a
 // paused row stays paused, a finished one becomes pending (paused when
 // its flag is set), or stays finished when the new cron has no fire
-// (def.Finished). When nothing matched, a second read tells a registered
+// (def.Finished). The same statement records the new revision. When
+// nothing matched, a second read tells a registered
 // task (ErrNotDynamic) from a missing one (ErrTaskNotFound).
 func (s *Store) UpdateSchedule(ctx context.Context, group, name string, def repository.ScheduleDef) (repository.Task, error) {
 	if err := repository.CheckArgs(fmt.Sprintf("update schedule %q in group %q", name, group), def.Args); err != nil {
@@ -293,7 +306,7 @@ func (s *Store) UpdateSchedule(ctx context.Context, group, name string, def repo
 WHERE t.group_name = ? AND t.name = ? AND t.status <> 'removed' AND t.dynamic
 RETURNING ` + taskCols("t")
 	fires := pgdialect.Array(def.UpdateFires())
-	t, err := s.control(ctx, "update schedule", group, name, q, true,
+	t, err := s.control(ctx, "update schedule", group, name, q, true, true,
 		def.Handler, def.Cron, def.Cron, def.Args, opts, fires, fires, def.Finished, group, name)
 	if !errors.Is(err, repository.ErrTaskNotFound) {
 		return t, err

@@ -92,6 +92,9 @@ func upsertTx(ctx context.Context, tx bun.Tx, binary bool, group string, defs []
 	if err != nil {
 		return nil, err
 	}
+	if err := forgetRevived(ctx, tx, updates, byName); err != nil {
+		return nil, err
+	}
 	updated, err := writeUpdates(ctx, tx, updates)
 	if err != nil {
 		return nil, err
@@ -111,6 +114,24 @@ func upsertTx(ctx context.Context, tx bun.Tx, binary bool, group string, defs []
 		out[i] = byName[d.Name]
 	}
 	return out, nil
+}
+
+// forgetRevived deletes the recorded definitions (easyjob_task_revisions)
+// of the tombstones the registration revives: a new task under the old
+// id, whose former life's definitions are not its own. One statement, and
+// only when the registration revives any.
+func forgetRevived(ctx context.Context, tx bun.Tx, updates []repository.Task, byName map[string]repository.Task) error {
+	var ids []int64
+	for _, u := range updates {
+		if byName[u.Name].Status == repository.TaskRemoved {
+			ids = append(ids, int64(u.ID))
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	_, err := tx.ExecContext(ctx, `DELETE FROM easyjob_task_revisions WHERE task_id = ANY(?::bigint[])`, pgdialect.Array(ids))
+	return err
 }
 
 // lockAndPlan returns the rows to write for defs: it plans on the rows

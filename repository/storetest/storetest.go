@@ -62,6 +62,7 @@ func Run(t *testing.T, newStore func(t *testing.T) repository.Store) {
 		{"Views", viewCases},
 		{"Audit", auditCases},
 		{"Schedules", scheduleCases},
+		{"Revisions", revisionCases},
 	}
 	for _, sec := range sections {
 		t.Run(sec.name, func(t *testing.T) {

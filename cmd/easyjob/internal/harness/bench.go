@@ -37,6 +37,9 @@ type benchOpts struct {
 	// start-up and joins count against the scheduler.
 	stagger   time.Duration
 	fromStart bool
+	// sched is the runtime-schedules mode (--schedules; inactive: the K
+	// tasks are registered in code).
+	sched scheduleOpts
 }
 
 // benchCmd is the bench command line: one trial's options and what to do
@@ -55,8 +58,10 @@ type benchCmd struct {
 // Bench is the bench command: it runs N nodes with K tasks on a scratch
 // database and reports fires/s, start lag, duplicates, missed fires,
 // claim conflicts, round trips, CPU and memory, then the idle cost; with
-// --find-capacity it searches the largest K that keeps the lag bound. It
-// returns the process exit status.
+// --find-capacity it searches the largest K that keeps the lag bound;
+// with --schedules the tasks are runtime schedules of one handler kind,
+// created through the public API before the nodes start (schedules.go).
+// It returns the process exit status.
 func Bench(ctx context.Context, args []string) int {
 	return execute(ctx, "bench", &benchCmd{}, args)
 }
@@ -76,6 +81,7 @@ func (b *benchCmd) flagSet() *flag.FlagSet {
 	fs.DurationVar(&o.stagger, "stagger", 0, "start node processes this far apart (with --procs)")
 	fs.BoolVar(&o.fromStart, "from-start", false, "measure from the second after the first fire: start-up and every join included (default: from 3 s in)")
 	fs.BoolVar(&b.findCap, "find-capacity", false, "raise K until p99 lag passes --lag-bound or a fire is missed (no ceiling but --capacity-max), bisect, report the largest K held and its share of the pgbench write-pattern limit")
+	o.sched.addFlags(fs)
 	b.capacity.addFlags(fs)
 	b.pgbench.addFlags(fs)
 	return fs
@@ -89,8 +95,18 @@ func (b *benchCmd) check(fs *flag.FlagSet) error {
 	if b.procs > 0 {
 		o.nodes, o.procs = b.procs, true
 	}
-	if o.nodes < 1 || o.params.Tasks < 1 || o.duration <= steadyStart+steadyEndMargin {
+	if o.nodes < 1 || (o.params.Tasks < 1 && !o.sched.active()) || o.duration <= steadyStart+steadyEndMargin {
 		return errors.New("need --nodes >= 1, --tasks >= 1, --duration > 5s")
+	}
+	if err := o.sched.check(o.params.Tasks, o.duration); err != nil {
+		return err
+	}
+	if o.sched.active() {
+		if o.params.ChainDepth != 0 || b.findCap || b.pgbench.only {
+			return errors.New("--schedules excludes --chain-depth (runtime schedules have no parent), --find-capacity and --pgbench-only")
+		}
+		o.params.Handler = benchHandler
+		o.sched.lists = true
 	}
 	if o.params.GOMAXPROCS != 0 && (!o.procs || o.params.GOMAXPROCS < 0) {
 		return errors.New("--gomaxprocs needs --procs (in-process nodes share this process's) and a value >= 1")
@@ -156,6 +172,7 @@ func (b *benchCmd) run(ctx context.Context) error {
 		idle.params.Cron = idleCron
 		idle.duration = max(b.idle, steadyStart+time.Second)
 		idle.label = "idle"
+		idle.sched.burst, idle.sched.lists = 0, false
 		if out.Idle, err = runTrial(ctx, idle); err != nil {
 			return fmt.Errorf("idle: %w", err)
 		}

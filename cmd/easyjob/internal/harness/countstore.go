@@ -56,6 +56,7 @@ const (
 	mUpdateSchedule
 	mPublishHandlers
 	mHandlers
+	mRevisions
 	mListen // not a round trip per call: one long-lived session
 	numMethods
 )
@@ -67,15 +68,17 @@ var methodNames = [numMethods]string{
 	"RecoverAll", "Pause", "Resume", "Trigger", "Reschedule", "MarkStale", "Groups", "RemoveTask",
 	"PublishTaskSet", "TaskSet", "ChainRun", "TaskCounts", "TaskPage", "TaskTree", "TaskRuns",
 	"RecentExecutions", "CountFailures", "RecordAudit", "Audit",
-	"CreateSchedules", "UpdateSchedule", "PublishHandlers", "Handlers", "Listen",
+	"CreateSchedules", "UpdateSchedule", "PublishHandlers", "Handlers", "Revisions", "Listen",
 }
 
 // countingStore counts a node's store calls as a hook of the one store
-// wrapper (repository/instrument): calls and errors per method, claims
+// wrapper (repository/instrument): calls, errors and the time the calls
+// took (as the caller saw them: round trip included) per method, claims
 // asked and won, start and finish rows, the fenced ones among them, and
 // recoveries. It never adds I/O of its own.
 type countingStore struct {
 	calls, errs              [numMethods]atomic.Int64
+	took                     [numMethods]atomic.Int64 // nanoseconds
 	claimAsked, claimWon     atomic.Int64
 	finishRows, fenced, lost atomic.Int64
 	startRows                atomic.Int64
@@ -109,6 +112,7 @@ func (c *countingStore) End(call instrument.Call) {
 		return // a method this table does not know: TestCountingStoreCountsEveryMethod names it
 	}
 	c.calls[m].Add(1)
+	c.took[m].Add(int64(call.Took))
 	if err := call.Err; err != nil && !errors.Is(err, repository.ErrClaimLost) && !errors.Is(err, context.Canceled) {
 		c.errs[m].Add(1)
 	}
@@ -141,10 +145,11 @@ func (c *countingStore) End(call instrument.Call) {
 
 // snapshot reads the counters.
 func (c *countingStore) snapshot() storeStats {
-	s := storeStats{At: time.Now().UnixNano(), Calls: map[string]int64{}, Errors: map[string]int64{}}
+	s := storeStats{At: time.Now().UnixNano(), Calls: map[string]int64{}, Errors: map[string]int64{}, CallNanos: map[string]int64{}}
 	for i := range numMethods {
 		if v := c.calls[i].Load(); v > 0 {
 			s.Calls[methodNames[i]] = v
+			s.CallNanos[methodNames[i]] = c.took[i].Load()
 		}
 		if v := c.errs[i].Load(); v > 0 {
 			s.Errors[methodNames[i]] = v

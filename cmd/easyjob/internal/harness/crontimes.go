@@ -8,6 +8,7 @@ import (
 	"github.com/adhocore/gronx"
 )
 
+// cronTimes lists the fire times of expr (UTC) in [from, to], at second
 // precision (the finest a cron expression has).
 func cronTimes(expr string, from, to time.Time) ([]time.Time, error) {
 	g := gronx.New()

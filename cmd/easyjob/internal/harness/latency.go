@@ -61,5 +61,3 @@ func fmtMS(v float64) string {
 		return fmt.Sprintf("%.2fms", v)
 	}
 }
-
-// cronTimes lists the fire times of expr (UTC) in [from, to], at second

@@ -46,6 +46,16 @@ func ledgerJob(l ledger) easyjob.Func {
 	}
 }
 
+// ledgerHandler is the near-instant handler of the runtime schedules of
+// bench --schedules: it records the fire (its task is the schedule's name)
+// and ignores the arguments.
+func ledgerHandler(l ledger) func(context.Context, benchArgs) error {
+	return func(ctx context.Context, _ benchArgs) error {
+		l.record(fireFromContext(ctx))
+		return nil
+	}
+}
+
 // memLedger keeps fires in memory (in-process nodes).
 type memLedger struct {
 	mu    sync.Mutex

@@ -47,6 +47,7 @@ func (o *nodeOpts) flagSet() *flag.FlagSet {
 	fs.StringVar(&o.params.DSN, "dsn", "", "database (already migrated)")
 	fs.StringVar(&o.params.Group, "group", "bench", "group")
 	fs.IntVar(&o.params.Tasks, "tasks", 100, "number of tasks")
+	fs.StringVar(&o.params.Handler, "handler", "", "register this handler kind (runtime schedules) instead of the tasks")
 	addNodeFlags(fs, &o.params)
 	fs.StringVar(&o.ledgerPath, "ledger", "", "append-only ledger file")
 	fs.DurationVar(&o.ledgerFlush, "ledger-flush", 0, "buffer ledger lines and write them this often (0: one write per fire, kept by a SIGKILL)")

@@ -28,6 +28,9 @@ type nodeParams struct {
 	ChainDepth      int  // steps under each task: t00001 -> t00001.s1 -> t00001.s2 ... (0: flat tasks)
 	Metrics         bool // a Prometheus observer on each node (metrics.go)
 	GOMAXPROCS      int  // node processes only: runtime.GOMAXPROCS (0 = Go's own choice)
+	// Handler, when set, is the one handler kind the node registers
+	// (runtime schedules, bench --schedules) instead of the Tasks tasks.
+	Handler string
 }
 
 // addRunFlags registers the flags bench and chaos share: the server, the
@@ -101,6 +104,9 @@ func (p nodeParams) args() []string {
 	if p.GOMAXPROCS != 0 {
 		a = append(a, "--gomaxprocs", strconv.Itoa(p.GOMAXPROCS))
 	}
+	if p.Handler != "" {
+		a = append(a, "--handler", p.Handler)
+	}
 	return a
 }
 
@@ -147,8 +153,11 @@ func (p nodeParams) stepNames() []string {
 }
 
 // registerTasks registers the K bench tasks on s, each with its chain of
-// p.ChainDepth steps.
+// p.ChainDepth steps; or, with p.Handler, that handler kind alone.
 func registerTasks(s *easyjob.Scheduler, p nodeParams, l ledger) error {
+	if p.Handler != "" {
+		return s.Handle(p.Handler, easyjob.HandlerOf(ledgerHandler(l)))
+	}
 	job := ledgerJob(l)
 	for i := range p.Tasks {
 		if err := s.Register(taskName(i), p.Cron, job); err != nil {

@@ -6,11 +6,13 @@ import (
 	"path/filepath"
 )
 
+// storeStats is a snapshot of a node's store counters (the stats file of a
 // node process, as JSON).
 type storeStats struct {
 	At           int64            `json:"at_unix_nano"` // when the snapshot was taken
 	NodeIDs      []int64          `json:"node_ids,omitempty"`
 	Calls        map[string]int64 `json:"calls"`
+	CallNanos    map[string]int64 `json:"call_nanos,omitempty"` // time the calls took, by method
 	Errors       map[string]int64 `json:"errors,omitempty"`
 	ClaimAsked   int64            `json:"claim_refs_asked"`
 	ClaimWon     int64            `json:"claim_rows_won"`
@@ -50,8 +52,14 @@ func (s *storeStats) add(o storeStats) {
 	if s.Errors == nil {
 		s.Errors = map[string]int64{}
 	}
+	if s.CallNanos == nil {
+		s.CallNanos = map[string]int64{}
+	}
 	for k, v := range o.Calls {
 		s.Calls[k] += v
+	}
+	for k, v := range o.CallNanos {
+		s.CallNanos[k] += v
 	}
 	for k, v := range o.Errors {
 		s.Errors[k] += v
@@ -69,9 +77,12 @@ func (s *storeStats) add(o storeStats) {
 
 // sub returns s − o for the counters (rates over a window).
 func (s storeStats) sub(o storeStats) storeStats {
-	d := storeStats{At: s.At, Calls: map[string]int64{}, Errors: map[string]int64{}}
+	d := storeStats{At: s.At, Calls: map[string]int64{}, Errors: map[string]int64{}, CallNanos: map[string]int64{}}
 	for k, v := range s.Calls {
 		d.Calls[k] = v - o.Calls[k]
+	}
+	for k, v := range s.CallNanos {
+		d.CallNanos[k] = v - o.CallNanos[k]
 	}
 	for k, v := range s.Errors {
 		d.Errors[k] = v - o.Errors[k]

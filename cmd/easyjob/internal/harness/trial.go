@@ -42,7 +42,9 @@ type measurement struct {
 }
 
 // runTrial creates a scratch database, runs the nodes for o.duration and
-// analyses the ledger. The database is dropped on every path.
+// analyses the ledger. The database is dropped on every path. In the
+// runtime-schedules mode it creates the schedules before the nodes start
+// and measures the task lists after they stopped.
 func runTrial(ctx context.Context, o benchOpts) (_ *trialResult, err error) {
 	db, err := createScratch(ctx, o.admin)
 	if err != nil {
@@ -51,6 +53,14 @@ func runTrial(ctx context.Context, o benchOpts) (_ *trialResult, err error) {
 	defer db.dropOnReturn(&err)
 	p := o.params
 	p.DSN, p.Group = db.dsn, "bench"
+	var plan *schedulePlan
+	var cr creation
+	if o.sched.active() {
+		plan = newSchedulePlan(o.sched, p.Tasks, p.Cron, time.Now())
+		if cr, err = createSchedules(ctx, db.dsn, p.Group, plan, o.sched, o); err != nil {
+			return nil, err
+		}
+	}
 	dbs := openDBSampler(ctx, o.admin, db.name)
 	defer dbs.close()
 	r, err := startRunner(ctx, o, p)
@@ -63,7 +73,16 @@ func runTrial(ctx context.Context, o benchOpts) (_ *trialResult, err error) {
 		return nil, err
 	}
 	fires, nodes := r.results()
-	return newTrialResult(o, p, db.name, m, fires, nodes)
+	res, err := newTrialResult(o, p, db.name, m, fires, nodes, plan)
+	if err != nil || plan == nil {
+		return res, err
+	}
+	res.Schedules = newSchedulesResult(plan, cr, m, fires, res.PerNode)
+	if o.sched.lists {
+		l := measureLists(ctx, db.dsn, p.Group)
+		res.Schedules.Lists = &l
+	}
+	return res, nil
 }
 
 // measure lets the nodes of r run for o.duration with a progress line

@@ -23,6 +23,7 @@ func (t *trialResult) print(w io.Writer) {
 	tb.add("claim conflicts", fmt.Sprintf("%d of %d claims attempted  (%d won)", t.ClaimConflicts, t.ClaimAsked, t.ClaimWon))
 	tb.add("round trips/fire", fmt.Sprintf("%.3f  [%s]", t.RoundTripsPerFire, perFireF(t.CallsPerFire)))
 	tb.add("queries/s/node", fmt.Sprintf("%.2f", t.QueriesPerSecNode))
+	tb.add("store ms/s/node", perSecF(t.CallMSPerSecNode)+"  [time the calls took, round trip included]")
 	tb.add("fenced finishes", t.FencedFinishes)
 	t.addRows(&tb)
 	if len(t.StoreErrors) > 0 {
@@ -58,6 +59,9 @@ func (t *trialResult) print(w io.Writer) {
 		}
 	}
 	fmt.Fprintln(w)
+	if t.Schedules != nil {
+		t.Schedules.print(w)
+	}
 }
 
 // printIdle writes t as the idle-cost report.
@@ -69,6 +73,10 @@ func (t *trialResult) printIdle(w io.Writer) {
 		tb.add("  "+n.Name, fmt.Sprintf("%.2f queries/s, cpu %.2fs, peak rss %s", n.QueriesPerSec, n.CPUSeconds, mib(n.PeakRSSBytes)))
 	}
 	tb.add("fires", t.Fires)
+	if r := t.Schedules; r != nil {
+		tb.add("runtime schedules", fmt.Sprintf("%d stored, none due; loader (DueTasks) %.2f ms/s per node (%.2f calls/s); largest node rss %s",
+			r.Stored, r.LoaderMSPerSec, r.LoaderCallsPerSec, mib(r.MaxNodeRSS)))
+	}
 	tb.write(w, "  ")
 	fmt.Fprintln(w)
 }

@@ -47,21 +47,29 @@ type trialResult struct {
 	CallsPerFire      map[string]float64 `json:"calls_per_fire"`       // steady window, by method
 	QueriesPerSecNode float64            `json:"queries_per_sec_per_node"`
 	CallsPerSecNode   map[string]float64 `json:"calls_per_sec_per_node"` // measured window, by method
-	FencedFinishes    int64              `json:"fenced_finishes"`
-	StoreErrors       map[string]int64   `json:"store_errors,omitempty"`
-	CPUWholeProcess   bool               `json:"cpu_is_whole_process,omitempty"`
-	dbCost                               // measured window, server-wide
-	PerNode           []nodeResult       `json:"per_node"`
-	Database          string             `json:"database"`
+	// CallMSPerSecNode is the time the store calls took per second (round
+	// trip included, as the node saw it), measured window, by method.
+	CallMSPerSecNode map[string]float64 `json:"call_ms_per_sec_per_node"`
+	FencedFinishes   int64              `json:"fenced_finishes"`
+	StoreErrors      map[string]int64   `json:"store_errors,omitempty"`
+	CPUWholeProcess  bool               `json:"cpu_is_whole_process,omitempty"`
+	dbCost                              // measured window, server-wide
+	PerNode          []nodeResult       `json:"per_node"`
+	Database         string             `json:"database"`
+	// Schedules is the runtime-schedules mode's report (bench --schedules).
+	Schedules *schedulesResult `json:"schedules,omitempty"`
 }
 
 // newTrialResult analyses one run: the steady window's missed fires and
-// start lag, duplicates, and the nodes' store counters.
-func newTrialResult(o benchOpts, p nodeParams, database string, m measurement, fires []fire, nodes []nodeResult) (*trialResult, error) {
+// start lag, duplicates, and the nodes' store counters. With a plan (the
+// runtime-schedules mode) the steady window judges the K every-second
+// schedules' fires only: the burst is judged apart.
+func newTrialResult(o benchOpts, p nodeParams, database string, m measurement, fires []fire, nodes []nodeResult, plan *schedulePlan) (*trialResult, error) {
 	res := &trialResult{
 		Mode: "in-process", Nodes: o.nodes, Tasks: p.Tasks, Cron: p.Cron, Strategy: p.Strategy, GOMAXPROCS: p.GOMAXPROCS,
 		DurationSeconds: m.tEnd.Sub(m.t0).Seconds(), Fires: len(fires), Database: database,
-		CallsPerFire: map[string]float64{}, CallsPerSecNode: map[string]float64{}, StoreErrors: map[string]int64{},
+		CallsPerFire: map[string]float64{}, CallsPerSecNode: map[string]float64{}, CallMSPerSecNode: map[string]float64{},
+		StoreErrors: map[string]int64{},
 	}
 	if res.Strategy == "" {
 		res.Strategy = "default"
@@ -71,12 +79,16 @@ func newTrialResult(o benchOpts, p nodeParams, database string, m measurement, f
 	}
 	res.FiresPerSec = float64(len(fires)) / res.DurationSeconds
 
-	from, to := steadyWindow(m.t0, m.tEnd, fires, o.fromStart)
+	steady := fires
+	if plan != nil {
+		steady = plan.steadyFires(fires)
+	}
+	from, to := steadyWindow(m.t0, m.tEnd, steady, o.fromStart)
 	expected, err := cronTimes(p.Cron, from, to)
 	if err != nil {
 		return nil, err
 	}
-	res.Steady = analyzeSteady(fires, p.taskNames(), expected, from, to)
+	res.Steady = analyzeSteady(steady, p.taskNames(), expected, from, to)
 	for _, miss := range res.Steady.missedList {
 		res.MissedExamples = append(res.MissedExamples, fmt.Sprintf("%s @ %s", miss.Task, miss.Sched.Format("15:04:05")))
 	}
@@ -127,6 +139,11 @@ func (res *trialResult) addCounters(procs bool, m measurement, fires []fire, nod
 				for k, v := range nd.windowCalls.Calls {
 					if k != "Listen" {
 						res.CallsPerSecNode[k] += float64(v) / nd.windowSeconds / float64(len(nodes))
+					}
+				}
+				for k, v := range nd.windowCalls.CallNanos {
+					if k != "Listen" {
+						res.CallMSPerSecNode[k] += float64(v) / 1e6 / nd.windowSeconds / float64(len(nodes))
 					}
 				}
 			}
