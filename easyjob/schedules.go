@@ -103,6 +103,7 @@ func (c *Client) Update(ctx context.Context, s Schedule, opts ...CreateOption) (
 	if err != nil {
 		return TaskInfo{}, err
 	}
+	k.update = true
 	def, err := k.def(s)
 	if err != nil {
 		return TaskInfo{}, err
@@ -117,7 +118,7 @@ func (c *Client) Update(ctx context.Context, s Schedule, opts ...CreateOption) (
 // scheduleChecker reads what checking schedules needs: the store's now,
 // the published handlers and the live nodes' task sets.
 func (c *Client) scheduleChecker(ctx context.Context, opts []CreateOption) (*scheduleChecker, error) {
-	k := &scheduleChecker{group: c.group}
+	k := &scheduleChecker{group: c.group, scheds: schedule.NewCache(maxCheckerCrons)}
 	for _, o := range opts {
 		if o != nil {
 			o(&k.createOpts)
@@ -139,6 +140,8 @@ func (c *Client) scheduleChecker(ctx context.Context, opts []CreateOption) (*sch
 // scheduleChecker turns Schedules into checked definitions.
 type scheduleChecker struct {
 	createOpts
+	update  bool            // an Update (it re-times the row), not a Create
+	scheds  *schedule.Cache // a batch repeats a few crons: each is parsed once
 	group   string
 	now     time.Time
 	live    []repository.NodeTasks
@@ -172,7 +175,7 @@ func (k *scheduleChecker) def(s Schedule) (repository.ScheduleDef, error) {
 		}
 		s.Cron = "@at " + s.At.UTC().Truncate(time.Second).Format(time.RFC3339)
 	}
-	sched, err := schedule.Parse(s.Cron, ts.Opts.Timezone)
+	sched, err := k.scheds.Parse(s.Cron, ts.Opts.Timezone)
 	if err == nil && sched.Empty() {
 		err = fmt.Errorf("%w: a schedule needs a cron expression", ErrInvalidCron)
 	}
@@ -196,7 +199,10 @@ func (k *scheduleChecker) def(s Schedule) (repository.ScheduleDef, error) {
 			ErrInvalidCron, s.Name, at.Format(time.RFC3339), k.now.Format(time.RFC3339))
 	}
 	if ok {
-		def.NextStartTime, def.NextFires = next, nextFires(sched, k.now)
+		def.NextStartTime = next
+		if k.update {
+			def.NextFires = nextFires(sched, k.now) // a re-timing: see repository.NextFires
+		}
 	} else {
 		def.NextStartTime, def.Finished = k.now, true
 	}
@@ -209,6 +215,9 @@ func (k *scheduleChecker) def(s Schedule) (repository.ScheduleDef, error) {
 func nextFires(sched schedule.Schedule, now time.Time) []time.Time {
 	return repository.NextFires(sched.Next, now, maxNextFires, nextFiresHorizon)
 }
+
+// maxCheckerCrons bounds the distinct crons a batch's checker keeps parsed.
+const maxCheckerCrons = 1024
 
 // maxNextFires and nextFiresHorizon bound nextFires: an every-second cron
 // sends 17 minutes of fires, an hourly one a day's.

@@ -39,6 +39,19 @@ func (e *echoes) handler() Handler {
 	})
 }
 
+// count is how many times task ran.
+func (e *echoes) count(task string) int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	k := 0
+	for _, r := range e.runs {
+		if r.task == task {
+			k++
+		}
+	}
+	return k
+}
+
 // saw reports whether task ran with argument n.
 func (e *echoes) saw(task string, n int) bool {
 	e.mu.Lock()
@@ -168,6 +181,11 @@ func TestRuntimeSchedules(t *testing.T) {
 				got, _ := c.Task(ctx, "once")
 				return seen.saw("once", 9) && got.Status == repository.TaskFinished
 			})
+			// A one-off has no next fire: no successor may be queued for it
+			// (one would run the same fire again before the finish lands).
+			if k := seen.count("once"); k != 1 {
+				t.Fatalf("the one-off ran %d times, want once", k)
+			}
 			if xs, _ := c.History(ctx, "once", HistoryFilter{}); len(xs) != 1 || xs[0].Status != repository.ExecSucceeded {
 				t.Fatalf("one-off history: %+v, want one succeeded run", xs)
 			}

@@ -82,6 +82,8 @@
 // run easyjob nodes on it and drop it:
 //
 //	bench   measure fires/s, start lag, round trips, CPU and memory of N nodes
+//	        (--schedules N: on N runtime schedules created first; --burst B)
+//	        (--schedules N: on N runtime schedules created first; --burst B)
 //	chaos   kill, freeze and restart node processes; report failover,
 //	        duplicates, lost fires (exit status 1 on a violation)
 //

@@ -27,7 +27,9 @@ func (n *Node) outcome(c *claim.Claim, execID int64, status repository.ExecStatu
 		// A retry is a pending fire any node may claim, so the claim is not kept.
 		f.Next = n.dbNow().Add(schedule.Backoff(attempt, c.Spec.Opts.RetryBackoff, maxRetryBackoff))
 		f.NextAttempt, f.Done, f.Handoff = attempt+1, false, true
-	case !n.keepFor(f.Next):
+	case f.Done || !n.keepFor(f.Next):
+		// No next fire (the cron ends: a one-off ran) or none soon: nothing
+		// to keep, and no successor to queue.
 	case c.Task.Paused:
 		// Claimed while paused (a triggered run): the finish parks the row,
 		// so there is no next fire to keep, nor one to queue before the

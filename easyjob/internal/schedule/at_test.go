@@ -20,19 +20,19 @@ func TestAtFiresOnce(t *testing.T) {
 	if next, ok := s.Next(at.Add(-time.Hour)); !ok || !next.Equal(at) {
 		t.Fatalf("Next before = %v, %v; want %v", next, ok, at)
 	}
-	if _, ok := s.Next(at); ok {
-		t.Fatal("Next at the fire: a second fire")
+	if next, ok := s.Next(at); ok || !next.IsZero() {
+		t.Fatalf("Next at the fire = %v, %v: a second fire (none is the zero time, as for every schedule)", next, ok)
 	}
 	if prev, ok := s.Prev(at.Add(time.Minute)); !ok || !prev.Equal(at) {
 		t.Fatalf("Prev after = %v, %v", prev, ok)
 	}
-	if _, ok := s.Prev(at.Add(-time.Second)); ok {
-		t.Fatal("Prev before the fire found one")
+	if prev, ok := s.Prev(at.Add(-time.Second)); ok || !prev.IsZero() {
+		t.Fatalf("Prev before the fire = %v, %v", prev, ok)
 	}
 	// On time: runs, and the task is done. Late with Skip: no run, done.
 	o := repository.TaskOptions{Misfire: repository.MisfireSkip, MisfireThreshold: DefaultMisfireThreshold}
-	if p := PlanFire(s, o, at, at.Add(time.Second)); !p.Run || !p.Done {
-		t.Fatalf("on time: %+v, want a run and done", p)
+	if p := PlanFire(s, o, at, at.Add(time.Second)); !p.Run || !p.Done || !p.Next.IsZero() {
+		t.Fatalf("on time: %+v, want a run, done, and no next fire", p)
 	}
 	if p := PlanFire(s, o, at, at.Add(time.Hour)); p.Run || !p.Done {
 		t.Fatalf("late, skip: %+v, want no run and done", p)

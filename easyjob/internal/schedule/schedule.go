@@ -161,7 +161,10 @@ func (s Schedule) Next(t time.Time) (time.Time, bool) {
 		return gridFloorFrom(s.anchor, t, s.every).Add(s.every), true
 	}
 	if !s.at.IsZero() {
-		return s.at, s.at.After(t)
+		if s.at.After(t) {
+			return s.at, true
+		}
+		return time.Time{}, false
 	}
 	// gronx works at second precision in the reference time's zone.
 	ref := t.In(s.loc).Truncate(time.Second)
@@ -279,7 +282,10 @@ func (s Schedule) Prev(t time.Time) (time.Time, bool) {
 		return gridFloorFrom(s.anchor, t, s.every), true
 	}
 	if !s.at.IsZero() {
-		return s.at, !s.at.After(t)
+		if s.at.After(t) {
+			return time.Time{}, false
+		}
+		return s.at, true
 	}
 	p, err := gronx.PrevTickBefore(s.expr, t.In(s.loc).Truncate(time.Second), true)
 	if err != nil {

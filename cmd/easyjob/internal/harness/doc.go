@@ -11,6 +11,12 @@
 //     that keeps a p99 start lag bound (raising K until a trial fails),
 //     then measures with pgbench what the finish write pattern alone
 //     sustains on the server, to give the capacity as a share of it.
+//     With --schedules N the nodes register one handler kind instead, and
+//     the harness first creates N runtime schedules with
+//     Client.CreateMany (K of them every second, the others never due in
+//     the run, plus --burst B all due in one second), then also reports
+//     the creation rate, the loader's time, the burst's start lag and the
+//     task lists' latency at that size.
 //   - Chaos runs node processes and SIGKILLs, SIGSTOPs and restarts them
 //     (and PostgreSQL, with --pg-restart or --pg-stop; it silences the
 //     path to PostgreSQL with --silent-path and steps the database's clock

@@ -9,9 +9,11 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/easyjob-go/easyjob/easyjob"
+	"github.com/easyjob-go/easyjob/repository/postgres"
 )
 
 // benchHandler is the handler kind the nodes of a runtime-schedules trial
@@ -46,6 +48,7 @@ type scheduleOpts struct {
 	burst   int  // --burst B: one-off schedules more, all due in one second burstLead into the measured window
 	batch   int  // --create-batch: schedules per CreateMany call
 	writers int  // --create-writers: concurrent CreateMany callers
+	analyze bool // --analyze: ANALYZE the database after the creation
 	lists   bool // measure the task lists after the trial (not in the idle trial)
 }
 
@@ -54,6 +57,7 @@ func (s *scheduleOpts) addFlags(fs *flag.FlagSet) {
 	fs.IntVar(&s.burst, "burst", 0, fmt.Sprintf("with --schedules: B one-off schedules more, all due in the same second, about %s into the measured window; their start lag is reported apart", burstLead))
 	fs.IntVar(&s.batch, "create-batch", 5000, "with --schedules: schedules per Client.CreateMany call (one transaction)")
 	fs.IntVar(&s.writers, "create-writers", 2, "with --schedules: goroutines calling Client.CreateMany at once")
+	fs.BoolVar(&s.analyze, "analyze", true, "with --schedules: ANALYZE the database after the creation, as autovacuum soon would (a server with autovacuum off would plan every query as for an empty table)")
 }
 
 // active reports whether the trial runs on runtime schedules.
@@ -182,6 +186,41 @@ type creation struct {
 	PerSec       float64   `json:"schedules_per_sec"`
 	BatchLatency latency   `json:"batch_latency"` // one CreateMany call
 	BurstAt      time.Time `json:"burst_at,omitzero"`
+	// AnalyzeSeconds is how long the ANALYZE after the creation took (0:
+	// --analyze=false); Autovacuum is the server's setting.
+	AnalyzeSeconds float64 `json:"analyze_seconds"`
+	Autovacuum     string  `json:"server_autovacuum"`
+	// What the creation cost per schedule: CPU of the creating process
+	// (this one: the client's checks and encoding), of the database
+	// server (nil when it cannot be read: not local), and WAL written.
+	ClientCPUMicros *float64 `json:"client_cpu_us_per_schedule"`
+	ServerCPUMicros *float64 `json:"server_cpu_us_per_schedule"`
+	WALBytes        *float64 `json:"wal_bytes_per_schedule"`
+}
+
+// addCost sets the creation's cost per schedule from the CPU seconds this
+// process spent on it and the server's counters before and after it.
+func (c *creation) addCost(cpuSeconds float64, a, b dbSample) {
+	if c.Schedules == 0 {
+		return
+	}
+	per := func(v float64) *float64 { v /= float64(c.Schedules); return &v }
+	c.ClientCPUMicros = per(cpuSeconds * 1e6)
+	if a.errs[dbCPU] == nil && b.errs[dbCPU] == nil {
+		c.ServerCPUMicros = per(b.vals[dbCPU] - a.vals[dbCPU])
+	}
+	if a.errs[dbWAL] == nil && b.errs[dbWAL] == nil {
+		c.WALBytes = per(b.vals[dbWAL] - a.vals[dbWAL])
+	}
+}
+
+// selfCPU returns the CPU seconds (user and system) this process has used.
+func selfCPU() float64 {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
 }
 
 // createSchedules creates the schedules of pl in group on dsn's database
@@ -289,4 +328,29 @@ func creationProgress(o benchOpts, done *atomic.Int64, n int, t0 time.Time) (sto
 		wg.Wait()
 		prog.done()
 	}
+}
+
+// analyzeStats reads the server's autovacuum setting and, with run, runs
+// ANALYZE on dsn's database: a server running autovacuum gathers the new
+// rows' statistics within a minute or so of a bulk creation; one without
+// (a CI server may run with autovacuum off) would plan the trial's
+// queries as for an empty table, which is not what a service would see.
+func analyzeStats(ctx context.Context, dsn string, run bool) (took time.Duration, autovacuum string, err error) {
+	s, err := postgres.Open(ctx, dsn)
+	if err != nil {
+		return 0, "", err
+	}
+	defer s.Close()
+	db := s.DB().DB
+	if err := db.QueryRowContext(ctx, "SHOW autovacuum").Scan(&autovacuum); err != nil {
+		return 0, "", fmt.Errorf("read autovacuum: %w", err)
+	}
+	if !run {
+		return 0, autovacuum, nil
+	}
+	start := time.Now()
+	if _, err := db.ExecContext(ctx, "ANALYZE"); err != nil {
+		return 0, autovacuum, fmt.Errorf("analyze: %w", err)
+	}
+	return time.Since(start), autovacuum, nil
 }

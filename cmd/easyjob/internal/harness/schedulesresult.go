@@ -82,6 +82,13 @@ func (r *schedulesResult) print(w io.Writer) {
 	c := r.Create
 	tb.add("created", fmt.Sprintf("%d in %.1fs = %.0f/s  (%d writers, batches of %d; a batch: %s)",
 		c.Schedules, c.Seconds, c.PerSec, c.Writers, c.Batch, c.BatchLatency))
+	tb.add("creation cost", fmt.Sprintf("client cpu %s µs, server cpu %s µs, wal %s bytes per schedule  [server-wide]",
+		fmtPerFire(c.ClientCPUMicros, 1), fmtPerFire(c.ServerCPUMicros, 1), fmtPerFire(c.WALBytes, 0)))
+	analyzed := "not analyzed after"
+	if c.AnalyzeSeconds > 0 {
+		analyzed = fmt.Sprintf("ANALYZE after: %.1fs", c.AnalyzeSeconds)
+	}
+	tb.add("statistics", fmt.Sprintf("%s  (server autovacuum %s)", analyzed, c.Autovacuum))
 	tb.add("node peak rss", mib(r.MaxNodeRSS)+"  (largest node)")
 	tb.add("loader (DueTasks)", fmt.Sprintf("%.2f ms/s per node  (%.2f calls/s, %.2f ms a call, round trip as the node saw it)",
 		r.LoaderMSPerSec, r.LoaderCallsPerSec, r.LoaderMSPerCall))

@@ -53,16 +53,23 @@ func runTrial(ctx context.Context, o benchOpts) (_ *trialResult, err error) {
 	defer db.dropOnReturn(&err)
 	p := o.params
 	p.DSN, p.Group = db.dsn, "bench"
+	dbs := openDBSampler(ctx, o.admin, db.name)
+	defer dbs.close()
 	var plan *schedulePlan
 	var cr creation
 	if o.sched.active() {
 		plan = newSchedulePlan(o.sched, p.Tasks, p.Cron, time.Now())
+		before, cpu0 := dbs.sample(ctx), selfCPU()
 		if cr, err = createSchedules(ctx, db.dsn, p.Group, plan, o.sched, o); err != nil {
 			return nil, err
 		}
+		cr.addCost(selfCPU()-cpu0, before, dbs.sample(ctx))
+		took, av, err := analyzeStats(ctx, db.dsn, o.sched.analyze)
+		if err != nil {
+			return nil, err
+		}
+		cr.AnalyzeSeconds, cr.Autovacuum = took.Seconds(), av
 	}
-	dbs := openDBSampler(ctx, o.admin, db.name)
-	defer dbs.close()
 	r, err := startRunner(ctx, o, p)
 	if err != nil {
 		return nil, err

@@ -1,0 +1,1 @@
+DROP INDEX IF EXISTS easyjob_tasks_doing_group_idx;
