@@ -479,9 +479,7 @@ func (a *API) history(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	out := runList{Runs: xs}
-	if out.Runs == nil {
-		out.Runs = []easyjob.ExecutionInfo{}
-	}
+	out.Runs = orEmpty(out.Runs)
 	if len(xs) == f.Limit {
 		out.NextBeforeID = xs[len(xs)-1].ID
 	}
@@ -496,9 +494,7 @@ func (a *API) nodes(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if ns == nil {
-		ns = []easyjob.NodeInfo{}
-	}
+	ns = orEmpty(ns)
 	writeJSON(w, http.StatusOK, nodeList{Nodes: ns})
 	return nil
 }
@@ -508,9 +504,7 @@ func (a *API) handlers(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if hs == nil {
-		hs = []easyjob.HandlerInfo{}
-	}
+	hs = orEmpty(hs)
 	writeJSON(w, http.StatusOK, handlerList{Handlers: hs})
 	return nil
 }
@@ -535,9 +529,7 @@ func (a *API) audit(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	out := auditList{Entries: es}
-	if out.Entries == nil {
-		out.Entries = []easyjob.AuditEntry{}
-	}
+	out.Entries = orEmpty(out.Entries)
 	if len(es) == f.Limit {
 		out.NextBeforeID = es[len(es)-1].ID
 	}
@@ -769,4 +761,13 @@ func (a *API) fail(w http.ResponseWriter, r *http.Request, err error) {
 		msg = "easyjob: " + failureKind(err) + "; the service's log has the details"
 	}
 	writeJSON(w, status, errorJSON{Error: msg, Code: code})
+}
+
+// orEmpty is xs, or an empty slice for nil: a list is [] in the API's
+// JSON, never null.
+func orEmpty[T any](xs []T) []T {
+	if xs == nil {
+		return []T{}
+	}
+	return xs
 }
