@@ -38,14 +38,7 @@ func TestEditWhileRunning(t *testing.T) {
 					return nil
 				}))
 			})
-			c, err := NewClient(ctx, Config{Store: store, Group: group})
-			if err != nil {
-				t.Fatal(err)
-			}
-			waitFor(t, 5*time.Second, "the node to be live", func() bool {
-				ns, _ := c.Nodes(ctx)
-				return len(ns) == 1 && ns[0].Live
-			})
+			c := liveClient(t, store, group)
 			if _, err := c.Create(ctx, Schedule{Name: "s", Handler: "slow", Cron: "* * * * * *", Args: echoArgs{N: 1}}); err != nil {
 				t.Fatal(err)
 			}
@@ -134,14 +127,7 @@ func TestEditBetweenFires(t *testing.T) {
 			return nil
 		}))
 	})
-	c, err := NewClient(ctx, Config{Store: store, Group: group})
-	if err != nil {
-		t.Fatal(err)
-	}
-	waitFor(t, 5*time.Second, "the node to be live", func() bool {
-		ns, _ := c.Nodes(ctx)
-		return len(ns) == 1 && ns[0].Live
-	})
+	c := liveClient(t, store, group)
 	if _, err := c.Create(ctx, Schedule{Name: "f", Handler: "fast", Cron: "* * * * * *", Args: echoArgs{N: 0}}); err != nil {
 		t.Fatal(err)
 	}

@@ -74,6 +74,22 @@ var bothStores = []struct {
 	{"postgres", func(t *testing.T) (repository.Store, string) { return pgStore(t) }},
 }
 
+// liveClient returns a client of group once its one node is live (its
+// handlers published and its task set seen by the checks of Create).
+func liveClient(t *testing.T, store repository.Store, group string) *Client {
+	t.Helper()
+	ctx := context.Background()
+	c, err := NewClient(ctx, Config{Store: store, Group: group})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 5*time.Second, "the node to be live", func() bool {
+		ns, _ := c.Nodes(ctx)
+		return len(ns) == 1 && ns[0].Live
+	})
+	return c
+}
+
 // TestRuntimeSchedules is issue 25's walk-through on both stores: a
 // handler registered by kind, schedules created, triggered with their own
 // arguments, updated and removed at runtime from a client, every step
@@ -90,14 +106,7 @@ func TestRuntimeSchedules(t *testing.T) {
 					t.Fatal(err)
 				}
 			})
-			c, err := NewClient(ctx, Config{Store: store, Group: group})
-			if err != nil {
-				t.Fatal(err)
-			}
-			waitFor(t, 5*time.Second, "the node to be live", func() bool {
-				ns, _ := c.Nodes(ctx)
-				return len(ns) == 1 && ns[0].Live
-			})
+			c := liveClient(t, store, group)
 
 			info, err := c.Create(ctx, Schedule{Name: "e1", Handler: "echo", Cron: "* * * * * *", Args: echoArgs{N: 1}})
 			if err != nil {

@@ -478,8 +478,7 @@ func (a *API) history(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	out := runList{Runs: xs}
-	out.Runs = orEmpty(out.Runs)
+	out := runList{Runs: orEmpty(xs)}
 	if len(xs) == f.Limit {
 		out.NextBeforeID = xs[len(xs)-1].ID
 	}
@@ -494,8 +493,7 @@ func (a *API) nodes(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	ns = orEmpty(ns)
-	writeJSON(w, http.StatusOK, nodeList{Nodes: ns})
+	writeJSON(w, http.StatusOK, nodeList{Nodes: orEmpty(ns)})
 	return nil
 }
 
@@ -504,8 +502,7 @@ func (a *API) handlers(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	hs = orEmpty(hs)
-	writeJSON(w, http.StatusOK, handlerList{Handlers: hs})
+	writeJSON(w, http.StatusOK, handlerList{Handlers: orEmpty(hs)})
 	return nil
 }
 
