@@ -402,6 +402,49 @@ func (c *Client) Tasks(ctx context.Context) ([]TaskInfo, error) {
 	return out, nil
 }
 
+// TaskQuery selects and pages the tasks Client.ListTasks lists: filters
+// (name search, status, paused, failing, stale) and a cursor, After or
+// Before a name, in byte order of names.
+type TaskQuery = repository.TaskQuery
+
+// TaskList is one page of Client.ListTasks: its tasks, how many match in
+// all (Capped: at least that many, the count stopping at
+// repository.TaskCountLimit), and the cursors of the pages around it
+// (Prev for TaskQuery.Before, Next for TaskQuery.After; "" when there is
+// no such page).
+type TaskList struct {
+	Tasks  []TaskInfo `json:"tasks"`
+	Total  int        `json:"total"`
+	Capped bool       `json:"total_capped,omitempty"`
+	Prev   string     `json:"prev_before,omitempty"`
+	Next   string     `json:"next_after,omitempty"`
+}
+
+// ListTasks lists one page of the group's tasks matching q, by name, with
+// Stale and Waiting set. Its cost follows the page, not the group: use it
+// rather than Tasks on a group of many runtime schedules.
+func (c *Client) ListTasks(ctx context.Context, q TaskQuery) (TaskList, error) {
+	q.LiveWithin = c.live
+	p, err := c.store.TaskPage(ctx, c.group, q)
+	if err != nil {
+		return TaskList{}, fmt.Errorf("easyjob: list tasks of group %q: %w", c.group, err)
+	}
+	out := TaskList{Tasks: make([]TaskInfo, len(p.Rows)), Total: p.Total, Capped: p.TotalCapped}
+	for i, r := range p.Rows {
+		out.Tasks[i] = TaskInfoOf(r.Task, r.Parent)
+	}
+	if err := c.markStale(ctx, out.Tasks); err != nil {
+		return TaskList{}, fmt.Errorf("easyjob: list tasks of group %q: %w", c.group, err)
+	}
+	if p.HasPrev {
+		out.Prev = p.Prev(q).Before
+	}
+	if p.HasNext {
+		out.Next = p.Next(q).After
+	}
+	return out, nil
+}
+
 // History lists runs of the task, newest first, selected and paged by f:
 // pass the ID of the last run of a page as f.BeforeID for the next one.
 func (c *Client) History(ctx context.Context, name string, f HistoryFilter) ([]ExecutionInfo, error) {

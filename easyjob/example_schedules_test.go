@@ -80,3 +80,43 @@ func ExampleHandle() {
 	// {Customer:acme Days:7}
 	// true
 }
+
+// ListTasks reads a group a page at a time, by name: each page starts
+// after the last name of the one before (Next), so the thousandth page of
+// a million schedules costs what the first does.
+func ExampleClient_ListTasks() {
+	ctx := context.Background()
+	c, err := easyjob.NewClient(ctx, easyjob.Config{Store: memory.New()})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer c.Close()
+	for _, name := range []string{"invoice-acme", "invoice-globex", "invoice-initech", "report-acme"} {
+		_, err := c.Create(ctx, easyjob.Schedule{Name: name, Handler: "mail", Cron: "0 0 8 * * *"}, easyjob.AllowUnknownHandler())
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+	}
+	q := easyjob.TaskQuery{Search: "invoice", Limit: 2}
+	for {
+		page, err := c.ListTasks(ctx, q)
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		var names []string
+		for _, t := range page.Tasks {
+			names = append(names, t.Name)
+		}
+		fmt.Printf("%v of %d\n", names, page.Total)
+		if page.Next == "" {
+			break
+		}
+		q.After = page.Next
+	}
+	// Output:
+	// [invoice-acme invoice-globex] of 3
+	// [invoice-initech] of 3
+}

@@ -15,10 +15,13 @@ import (
 // the store does not hold, is taken to register every task. A runtime
 // schedule (Task.Dynamic) is never stale: no node registers it by name.
 type ViewStore interface {
-	// TaskCounts counts the tasks of group by TaskCount key.
+	// TaskCounts counts the tasks of group by TaskCount key, exactly, at
+	// a cost that follows the tasks that are not plain waiting runtime
+	// schedules (running, paused, finished, failing, registered in
+	// code), not the size of the group.
 	TaskCounts(ctx context.Context, group string, liveWithin time.Duration) ([]TaskCount, error)
 	// TaskPage lists one page of the tasks of group that match q, ordered
-	// by name, and how many match in all.
+	// by name (byte order), and how many match (see TaskPage.Total).
 	TaskPage(ctx context.Context, group string, q TaskQuery) (TaskPage, error)
 	// TaskTree lists the chain the task name belongs to: its root and
 	// every descendant of that root, ordered by id; ErrTaskNotFound if
@@ -56,7 +59,9 @@ type TaskCount struct {
 }
 
 // TaskQuery selects and pages tasks for TaskPage. Its filters combine
-// with AND.
+// with AND. Pages follow the names in byte order from a cursor (keyset
+// paging): a page costs the same at the start of a million tasks as at
+// their end.
 type TaskQuery struct {
 	// LiveWithin judges liveness for Stale (see ViewStore).
 	LiveWithin time.Duration
@@ -70,15 +75,44 @@ type TaskQuery struct {
 	Failing bool
 	// Stale keeps stale tasks.
 	Stale bool
-	// Offset skips that many matches; Limit bounds the page (0 means 100).
-	Offset, Limit int
+	// After starts the page at the first match whose name sorts after
+	// it; Before makes the page the last matches whose names sort before
+	// it (the page before a page whose first name it is). With neither,
+	// the page is the first; After wins when both are set.
+	After, Before string
+	// Limit bounds the page (0 means 100).
+	Limit int
 }
+
+// TaskCountLimit bounds the count of a TaskPage: counting a million
+// matches would cost what listing them does.
+const TaskCountLimit = 10000
 
 // TaskPage is one page of TaskPage.
 type TaskPage struct {
 	Rows []TaskRow
-	// Total counts every task matching the query, on all pages.
-	Total int
+	// Total counts the tasks matching the query, on all pages, up to
+	// TaskCountLimit; TotalCapped: more than that match.
+	Total       int
+	TotalCapped bool
+	// HasPrev, HasNext: matches sort before the first row, after the last.
+	HasPrev, HasNext bool
+}
+
+// Next is the query of the page after p (q being p's query).
+func (p TaskPage) Next(q TaskQuery) TaskQuery {
+	if len(p.Rows) > 0 {
+		q.After, q.Before = p.Rows[len(p.Rows)-1].Name, ""
+	}
+	return q
+}
+
+// Prev is the query of the page before p (q being p's query).
+func (p TaskPage) Prev(q TaskQuery) TaskQuery {
+	if len(p.Rows) > 0 {
+		q.After, q.Before = "", p.Rows[0].Name
+	}
+	return q
 }
 
 // TaskRow is a task with what an operator's view adds to it.

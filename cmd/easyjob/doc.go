@@ -20,7 +20,9 @@
 //
 //	migrate up|down|status  apply, revert or show the database schema
 //	status                  show the nodes and tasks of a group
-//	tasks                   list the tasks of a group
+//	tasks                   list the tasks of a group, by name, 1000 at
+//	                        most (--limit N, 0 for all; --after NAME for
+//	                        the next page, which stderr names; --search)
 //	nodes                   list the nodes of a group (live, suspect, dead)
 //	history NAME            list the runs of a task, newest first, with
 //	                        their kind (cron, manual, retry, misfire, chain)

@@ -17,7 +17,10 @@ import (
 // env is what an operator command runs with: where it prints, its group
 // and its connection to the database.
 type env struct {
-	out    io.Writer
+	out io.Writer
+	// notes receives what is said beside the output (stderr), nil for
+	// nowhere.
+	notes  io.Writer
 	json   bool
 	group  string
 	store  *postgres.Store

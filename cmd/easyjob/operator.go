@@ -106,7 +106,7 @@ func (op operation) run(ctx context.Context, args []string, stdout, stderr io.Wr
 		defer cancel()
 	}
 
-	e := &env{out: stdout, json: *asJSON, group: *group}
+	e := &env{out: stdout, notes: stderr, json: *asJSON, group: *group}
 	if liveAfter != nil {
 		e.liveAfter, e.deadAfter = *liveAfter, *deadAfter
 	}

@@ -14,30 +14,74 @@ import (
 	"github.com/easyjob-go/easyjob/repository"
 )
 
-// statusFlags is the setup of status, tasks and nodes: no flags of their
-// own; they show the nodes, the tasks or both.
+// statusFlags is the setup of status, tasks and nodes: they show the
+// nodes, the tasks or both; the tasks a page at a time (--limit, --after,
+// --search), so that a group of a million runtime schedules answers at
+// once.
 func statusFlags(withNodes, withTasks bool) func(*flag.FlagSet) action {
-	return func(*flag.FlagSet) action {
-		return func(ctx context.Context, e *env, _ []string) error { return showStatus(ctx, e, withNodes, withTasks) }
+	return func(fs *flag.FlagSet) action {
+		var page taskPaging
+		if withTasks {
+			fs.IntVar(&page.limit, "limit", 1000, "list at most this many tasks, by name (0: every task, read a page of 1000 at a time)")
+			fs.StringVar(&page.q.After, "after", "", "list the tasks whose names sort after this one (the next page)")
+			fs.StringVar(&page.q.Search, "search", "", "list the tasks whose names contain this, ignoring case")
+		}
+		return func(ctx context.Context, e *env, _ []string) error {
+			return showStatus(ctx, e, withNodes, withTasks, page)
+		}
+	}
+}
+
+// taskPaging is the page of tasks status and tasks list.
+type taskPaging struct {
+	q     easyjob.TaskQuery
+	limit int
+}
+
+// listPageSize is the page --limit 0 reads at a time.
+const listPageSize = 1000
+
+// read lists the tasks of the page, and the page after it ("" when the
+// tasks are all listed).
+func (p taskPaging) read(ctx context.Context, c *easyjob.Client) (tasks []easyjob.TaskInfo, next string, err error) {
+	q := p.q
+	for {
+		q.Limit = listPageSize
+		if p.limit > 0 {
+			q.Limit = min(p.limit-len(tasks), listPageSize)
+		}
+		l, err := c.ListTasks(ctx, q)
+		if err != nil {
+			return nil, "", err
+		}
+		tasks = append(tasks, l.Tasks...)
+		if l.Next == "" || (p.limit > 0 && len(tasks) >= p.limit) {
+			return tasks, l.Next, nil
+		}
+		q.After = l.Next
 	}
 }
 
 // showStatus prints the nodes and/or the tasks of the group.
-func showStatus(ctx context.Context, e *env, withNodes, withTasks bool) error {
+func showStatus(ctx context.Context, e *env, withNodes, withTasks bool, page taskPaging) error {
 	now, err := e.client.Now(ctx)
 	if err != nil {
 		return err
 	}
 	var nodes []easyjob.NodeInfo
 	var tasks []easyjob.TaskInfo
+	var next string
 	if withNodes {
 		if nodes, err = e.client.Nodes(ctx); err != nil {
 			return err
 		}
 	}
 	if withTasks {
-		if tasks, err = e.client.Tasks(ctx); err != nil {
+		if tasks, next, err = page.read(ctx, e.client); err != nil {
 			return err
+		}
+		if next != "" && e.notes != nil { // apart from the output, which stays a table or JSON
+			defer fmt.Fprintf(e.notes, "more tasks follow: --after %s for the next page, --limit 0 for every task\n", next)
 		}
 	}
 	if e.json {

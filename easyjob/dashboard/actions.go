@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
 
 	"github.com/easyjob-go/easyjob/easyjob"
@@ -80,8 +79,7 @@ func (h *Handler) action(w http.ResponseWriter, r *http.Request) {
 func backTo(r *http.Request, op, name string) string {
 	if back, ok := r.PostForm["back"]; ok {
 		v, _ := url.ParseQuery(strings.TrimPrefix(back[0], "?"))
-		n, _ := strconv.Atoi(v.Get("page"))
-		q := listQuery(v.Get("q"), v.Get("show"), n)
+		q := listQuery(v.Get("q"), v.Get("show"), v.Get("after"), v.Get("before"))
 		v = url.Values{"done": {op}, "task": {name}}
 		if q != "" {
 			return baseOf(r) + "/tasks?" + q + "&" + v.Encode()

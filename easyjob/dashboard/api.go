@@ -174,7 +174,8 @@ func (a *API) wrote() {
 // --- Tasks.
 
 // listTasks lists a page of the group's tasks, by name: ?q= (name
-// contains), ?show= (a filter of the task list), ?limit=, ?offset=.
+// contains), ?show= (a filter of the task list), ?limit=, and a cursor:
+// ?after= (the page after that name) or ?before= (the page before it).
 func (a *API) listTasks(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
 	show := q.Get("show")
@@ -188,17 +189,13 @@ func (a *API) listTasks(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	offset, err := intParam(q, "offset", 0, 0, 1<<31-1)
-	if err != nil {
-		return err
-	}
-	tq := taskQuery(strings.TrimSpace(q.Get("q")), show, 1)
-	tq.Offset, tq.Limit = offset, limit
+	tq := taskQuery(strings.TrimSpace(q.Get("q")), show)
+	tq.After, tq.Before, tq.Limit = q.Get("after"), q.Get("before"), limit
 	p, err := readTaskPage(r.Context(), a.client, tq)
 	if err != nil {
 		return err
 	}
-	out := taskList{Tasks: make([]apiTask, len(p.Tasks)), Total: p.Total}
+	out := taskList{Tasks: make([]apiTask, len(p.Tasks)), Total: p.Total, Capped: p.Capped, Prev: p.Prev, Next: p.Next}
 	for i, t := range p.Tasks {
 		out.Tasks[i] = newAPITask(t.TaskInfo, &t.Options)
 	}

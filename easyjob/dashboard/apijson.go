@@ -207,8 +207,11 @@ func newAPITask(t easyjob.TaskInfo, o *repository.TaskOptions) apiTask {
 
 // taskList is a page of tasks, and how many match in all.
 type taskList struct {
-	Tasks []apiTask `json:"tasks"`
-	Total int       `json:"total"`
+	Tasks  []apiTask `json:"tasks"`
+	Total  int       `json:"total"`
+	Capped bool      `json:"total_capped,omitempty"`
+	Prev   string    `json:"prev_before,omitempty"`
+	Next   string    `json:"next_after,omitempty"`
 }
 
 // removed are the tasks a removal removed, the named one first.

@@ -1,11 +1,13 @@
 package dashboard
 
 import (
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/easyjob-go/easyjob/repository"
 )
@@ -143,8 +145,8 @@ func TestActionRedirects(t *testing.T) {
 	}{
 		{url.Values{"op": {"trigger"}, "name": {"report"}}, "/ops/task?done=trigger&name=report"},
 		{url.Values{"op": {"trigger"}, "name": {"report"}, "back": {"?"}}, "/ops/tasks?done=trigger&task=report"},
-		{url.Values{"op": {"trigger"}, "name": {"report"}, "back": {"?q=rep&show=doing&page=2&evil=x"}},
-			"/ops/tasks?page=2&q=rep&show=doing&done=trigger&task=report"},
+		{url.Values{"op": {"trigger"}, "name": {"report"}, "back": {"?q=rep&show=doing&after=r%C3%A9&evil=x"}},
+			"/ops/tasks?after=r%C3%A9&q=rep&show=doing&done=trigger&task=report"},
 		{url.Values{"op": {"trigger"}, "name": {"report"}, "back": {"//evil.example/"}}, "/ops/tasks?done=trigger&task=report"},
 	} {
 		c.form.Set("csrf", tok)
@@ -361,5 +363,35 @@ func TestCollisionBanner(t *testing.T) {
 	if _, body := f.get("/"); !strings.Contains(body, "Task name collision") || !strings.Contains(body, "billing.Report") ||
 		!strings.Contains(body, "shipping.Report") {
 		t.Fatalf("no collision banner naming both codes:\n%s", body)
+	}
+}
+
+// TestTaskListPages walks the task list a page at a time: next after the
+// last row, previous before the first, the count of all, and a filter
+// kept across pages.
+func TestTaskListPages(t *testing.T) {
+	f := newFixture(t, Options{Refresh: time.Nanosecond})
+	now, _ := f.store.Now(f.ctx)
+	defs := make([]repository.TaskDef, 0, pageSize+10)
+	for i := range pageSize + 10 {
+		defs = append(defs, repository.TaskDef{Name: fmt.Sprintf("bulk-%03d", i), Cron: "0 0 * * * *", NextStartTime: now.Add(time.Hour)})
+	}
+	if _, err := f.store.UpsertTasks(f.ctx, "default", defs); err != nil {
+		t.Fatal(err)
+	}
+	_, first := f.get("/tasks?q=bulk")
+	last := fmt.Sprintf("bulk-%03d", pageSize-1)
+	if n := strings.Count(first, `data-task="bulk-`); n != pageSize || !strings.Contains(first, "after="+last+`" rel="next"`) ||
+		strings.Contains(first, `rel="prev"`) || !strings.Contains(first, fmt.Sprintf(">%d tasks matching", pageSize+10)) {
+		t.Fatalf("first page: %d rows, want %d, a next link after %s, no previous link and the count of all", n, pageSize, last)
+	}
+	_, second := f.get("/tasks?q=bulk&after=" + last)
+	if n := strings.Count(second, `data-task="bulk-`); n != 10 || strings.Contains(second, `rel="next"`) ||
+		!strings.Contains(second, fmt.Sprintf(`before=bulk-%03d" rel="prev"`, pageSize)) || !strings.Contains(second, "q=bulk&amp;") {
+		t.Fatalf("second page: %d rows, want 10, a previous link and the search kept", n)
+	}
+	_, back := f.get(fmt.Sprintf("/tasks?q=bulk&before=bulk-%03d", pageSize))
+	if !strings.Contains(back, `data-task="bulk-000"`) || strings.Contains(back, `rel="prev"`) {
+		t.Errorf("back to the first page: no bulk-000, or a previous link")
 	}
 }

@@ -46,7 +46,8 @@ func TestScale(t *testing.T) {
 	h := New(client, Options{Refresh: time.Nanosecond}) // nothing cached
 	pages := []string{
 		"/", "/?window=1h", "/nodes",
-		"/tasks", "/tasks?page=200", "/tasks?q=task-0999", "/tasks?show=stale", "/tasks?show=failing&page=3", "/tasks?show=paused",
+		"/tasks", "/tasks?after=task-05000", "/tasks?before=%F4%8F%BF%BF", "/tasks?q=task-0999", "/tasks?show=stale",
+		"/tasks?show=failing&after=task-00100", "/tasks?show=paused",
 		"/task?name=task-00001", "/task?name=task-00001&status=failed", "/task?name=task-00001&status=abandoned",
 		"/task?name=task-00001&since=1h", "/task?name=task-00001&status=failed&since=15m", "/task?name=task-00001&before=" + deep,
 		"/task?name=task-05000", "/reschedule?name=task-00001&cron=*/7+*+*+*+*+*",

@@ -4,7 +4,6 @@ import (
 	"context"
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
 	"time"
 
@@ -24,11 +23,16 @@ type tasksData struct {
 	Search  string
 	Show    string
 	Filters []string
-	Page    int // 1-based
-	Pages   int
-	Total   int
-	Rows    []taskRow
-	Query   string // the list's query (search, filter, page), for links back
+	// After, Before: the page's cursor (see repository.TaskQuery).
+	After, Before string
+	// Total counts the matching tasks; Capped: at least that many.
+	Total  int
+	Capped bool
+	// Prev, Next: the cursors of the pages around this one (before the
+	// first row, after the last; "" for none).
+	Prev, Next string
+	Rows       []taskRow
+	Query      string // the list's query (search, filter, cursor), for links back
 }
 
 // taskRow is one task as the list and the task page show it.
@@ -47,22 +51,28 @@ func (h *Handler) tasks(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	q := r.URL.Query()
-	d := tasksData{Snap: s, Search: strings.TrimSpace(q.Get("q")), Show: q.Get("show"), Filters: taskFilters, Page: 1}
+	d := tasksData{Snap: s, Search: strings.TrimSpace(q.Get("q")), Show: q.Get("show"), Filters: taskFilters,
+		After: q.Get("after"), Before: q.Get("before")}
 	if !validFilter(d.Show) {
 		d.Show = "all"
 	}
-	if n, err := strconv.Atoi(q.Get("page")); err == nil && n > 1 {
-		d.Page = n
+	if d.After != "" {
+		d.Before = ""
 	}
-	query := taskQuery(d.Search, d.Show, d.Page)
-	p, err := cached(r.Context(), h.cache, "tasks?"+listQuery(d.Search, d.Show, d.Page),
+	query := taskQuery(d.Search, d.Show)
+	query.After, query.Before, query.Limit = d.After, d.Before, pageSize
+	d.Query = listQuery(d.Search, d.Show, d.After, d.Before)
+	p, err := cached(r.Context(), h.cache, "tasks?"+d.Query,
 		func(ctx context.Context) (TaskPage, error) { return readTaskPage(ctx, h.client, query) })
 	if err != nil {
 		h.unavailable(w, r, err)
 		return
 	}
-	d.Total, d.Pages = p.Total, max((p.Total+pageSize-1)/pageSize, 1)
-	d.Query = listQuery(d.Search, d.Show, d.Page)
+	d.Total, d.Capped = p.Total, p.Capped
+	if d.Search == "" && d.Show == "all" { // the overview's count is exact at any size
+		d.Total, d.Capped = s.Tasks.Total, false
+	}
+	d.Prev, d.Next = p.Prev, p.Next
 	for _, t := range p.Tasks {
 		d.Rows = append(d.Rows, newTaskRow(t, s, 2))
 	}
@@ -78,9 +88,9 @@ func validFilter(show string) bool {
 	return false
 }
 
-// taskQuery is the client query of a list page.
-func taskQuery(search, show string, page int) repository.TaskQuery {
-	q := repository.TaskQuery{Search: search, Offset: (page - 1) * pageSize, Limit: pageSize}
+// taskQuery is the client query of a list's filters.
+func taskQuery(search, show string) repository.TaskQuery {
+	q := repository.TaskQuery{Search: search}
 	switch show {
 	case "pending", "doing", "finished":
 		q.Status = repository.TaskStatus(show)
@@ -95,7 +105,7 @@ func taskQuery(search, show string, page int) repository.TaskQuery {
 }
 
 // listQuery encodes a list page's query string.
-func listQuery(search, show string, page int) string {
+func listQuery(search, show, after, before string) string {
 	v := url.Values{}
 	if search != "" {
 		v.Set("q", search)
@@ -103,8 +113,10 @@ func listQuery(search, show string, page int) string {
 	if show != "" && show != "all" {
 		v.Set("show", show)
 	}
-	if page > 1 {
-		v.Set("page", strconv.Itoa(page))
+	if after != "" {
+		v.Set("after", after)
+	} else if before != "" {
+		v.Set("before", before)
 	}
 	return v.Encode()
 }

@@ -66,10 +66,16 @@ type TaskView struct {
 	Options repository.TaskOptions `json:"options"`
 }
 
-// TaskPage is one page of tasks and how many match in all.
+// TaskPage is one page of tasks, how many match in all (Capped: at least
+// that many, see repository.TaskCountLimit), and the cursors of the pages
+// around it: Prev for TaskQuery.Before, Next for TaskQuery.After, "" when
+// there is no such page.
 type TaskPage struct {
-	Tasks []TaskView `json:"tasks"`
-	Total int        `json:"total"`
+	Tasks  []TaskView `json:"tasks"`
+	Total  int        `json:"total"`
+	Capped bool       `json:"total_capped,omitempty"`
+	Prev   string     `json:"prev_before,omitempty"`
+	Next   string     `json:"next_after,omitempty"`
 }
 
 // readOverview reads the nodes, the task totals and the failures of the
@@ -145,7 +151,14 @@ func readTaskPage(ctx context.Context, c *easyjob.Client, q repository.TaskQuery
 	if err != nil {
 		return TaskPage{}, viewErr(c, "task page", err)
 	}
-	return TaskPage{Total: p.Total, Tasks: taskViews(p.Rows)}, nil
+	out := TaskPage{Total: p.Total, Capped: p.TotalCapped, Tasks: taskViews(p.Rows)}
+	if p.HasPrev {
+		out.Prev = p.Prev(q).Before
+	}
+	if p.HasNext {
+		out.Next = p.Next(q).After
+	}
+	return out, nil
 }
 
 // readChain returns the chain the task belongs to: its root first, then every

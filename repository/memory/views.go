@@ -58,13 +58,25 @@ func (s *Store) TaskPage(ctx context.Context, group string, q repository.TaskQue
 		rows = append(rows, s.rowLocked(t, stale))
 	}
 	sort.Slice(rows, func(i, j int) bool { return rows[i].Name < rows[j].Name })
-	page := repository.TaskPage{Total: len(rows)}
 	limit := q.Limit
 	if limit <= 0 {
 		limit = defaultHistoryLimit
 	}
-	from := min(max(q.Offset, 0), len(rows))
-	page.Rows = rows[from:min(from+limit, len(rows))]
+	page := repository.TaskPage{Total: min(len(rows), repository.TaskCountLimit), TotalCapped: len(rows) > repository.TaskCountLimit}
+	// from, to: the page's bounds among the sorted matches.
+	var from, to int
+	switch {
+	case q.After != "":
+		from = sort.Search(len(rows), func(i int) bool { return rows[i].Name > q.After })
+		to = min(from+limit, len(rows))
+	case q.Before != "":
+		to = sort.Search(len(rows), func(i int) bool { return rows[i].Name >= q.Before })
+		from = max(to-limit, 0)
+	default:
+		to = min(limit, len(rows))
+	}
+	page.Rows = rows[from:to]
+	page.HasPrev, page.HasNext = from > 0, to < len(rows)
 	return page, nil
 }
 

@@ -15,7 +15,11 @@ import (
 // TestKeptFinishIsHOT checks the write path's premise: a finish that
 // keeps its claim changes no indexed column of easyjob_tasks, so
 // PostgreSQL updates the row in place (HOT, no index entries). It fails
-// when an index comes to cover a column such a finish writes.
+// when an index comes to cover a column such a finish writes. A task's
+// first finish sets last_status, which the overview's partial index
+// (easyjob_tasks_notable_idx) reads, as does a change between success
+// and failure; the fires after that, which are nearly all of them, are
+// what is measured.
 func TestKeptFinishIsHOT(t *testing.T) {
 	db, err := sql.Open("pgx", pgtest.NewDatabase(t))
 	if err != nil {
@@ -64,8 +68,11 @@ WHERE relname = 'easyjob_tasks'`).Scan(&all, &hot); err != nil {
 		}
 		return all, hot
 	}
-	all0, hot0 := updates()
-	for round := 1; round <= rounds; round++ {
+	var all0, hot0 int64
+	for round := 0; round <= rounds; round++ {
+		if round == 1 { // round 0 gave each task its first last_status
+			all0, hot0 = updates()
+		}
 		fs := make([]repository.Finish, tasks)
 		for i, h := range held {
 			fs[i] = repository.Finish{

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -31,16 +32,30 @@ const staleExpr = `(NOT t.dynamic AND NOT (SELECT yes FROM everything)
 // failingExpr is true for a task t whose last run failed or timed out.
 const failingExpr = `(t.last_status IN ('failed', 'timed_out'))`
 
-// TaskCounts counts the tasks of group by status, pause, claimer, failing
-// and stale in one aggregate.
+// notableExpr is true for a task t that TaskCounts counts row by row
+// (the predicate of easyjob_tasks_notable_idx, with the running ones of
+// easyjob_tasks_doing_group_idx): every other task of the group is a plain
+// waiting runtime schedule, pending, not paused, not failing, never stale.
+const notableExpr = `(t.status = 'doing' OR t.status IN ('paused', 'finished') OR t.paused
+  OR t.last_status IN ('failed', 'timed_out') OR NOT t.dynamic)`
+
+// TaskCounts counts the notable tasks of group by status, pause, claimer,
+// failing and stale in one aggregate over their indexes, and the plain
+// ones as the group's total (easyjob_task_totals) less the notable.
 func (s *Store) TaskCounts(ctx context.Context, group string, liveWithin time.Duration) ([]repository.TaskCount, error) {
-	q := `WITH ` + liveSets + `
-SELECT t.status, t.paused, CASE WHEN t.status = 'doing' THEN coalesce(t.node_id, 0) ELSE 0 END AS node,
-  ` + failingExpr + ` AS failing, ` + staleExpr + ` AS stale, count(*)
-FROM easyjob_tasks t
-WHERE t.group_name = ? AND t.status <> 'removed'
-GROUP BY 1, 2, 3, 4, 5`
-	rows, err := s.db.QueryContext(ctx, q, group, micros(liveWithin), group)
+	q := `WITH ` + liveSets + `,
+notable AS (
+  SELECT t.status, t.paused, CASE WHEN t.status = 'doing' THEN coalesce(t.node_id, 0) ELSE 0 END AS node,
+    ` + failingExpr + ` AS failing, ` + staleExpr + ` AS stale, count(*) AS n
+  FROM easyjob_tasks t
+  WHERE t.group_name = ? AND t.status <> 'removed' AND ` + notableExpr + `
+  GROUP BY 1, 2, 3, 4, 5
+)
+SELECT status, paused, node, failing, stale, n FROM notable
+UNION ALL
+SELECT 'pending', false, 0, false, false,
+  (SELECT coalesce(sum(delta), 0) FROM easyjob_task_totals WHERE group_name = ?) - (SELECT coalesce(sum(n), 0) FROM notable)`
+	rows, err := s.db.QueryContext(ctx, q, group, micros(liveWithin), group, group)
 	if err != nil {
 		return nil, fmt.Errorf("easyjob/postgres: task counts of %q: %w", group, err)
 	}
@@ -51,59 +66,146 @@ GROUP BY 1, 2, 3, 4, 5`
 		if err := rows.Scan(&c.Status, &c.Paused, &c.NodeID, &c.Failing, &c.Stale, &c.Count); err != nil {
 			return nil, fmt.Errorf("easyjob/postgres: task counts of %q: %w", group, err)
 		}
-		out = append(out, c)
+		if c.Count > 0 {
+			out = append(out, c)
+		}
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("easyjob/postgres: task counts of %q: %w", group, err)
 	}
+	s.foldTotals(ctx, group)
 	return out, nil
 }
 
-// TaskPage lists one page of the matching tasks of group, ordered by name
-// (byte order), with the number of matches in all.
+// foldTotalsAfter is how many delta rows of a group TaskCounts lets pile
+// up before it folds them into one.
+const foldTotalsAfter = 256
+
+// foldTotals replaces the delta rows of group by their sum when there are
+// many (a batch creation appends one per statement). Deleting and
+// inserting in one statement keeps the sum whatever runs beside it: a
+// concurrent fold deletes only the rows this one did not. Best effort: a
+// failure leaves the rows, which still sum right.
+func (s *Store) foldTotals(ctx context.Context, group string) {
+	_, _ = s.db.ExecContext(ctx, `WITH many AS (
+  SELECT count(*) > ?::int AS yes FROM (SELECT 1 FROM easyjob_task_totals WHERE group_name = ? LIMIT ?::int + 1) c
+), gone AS (
+  DELETE FROM easyjob_task_totals WHERE group_name = ? AND (SELECT yes FROM many) RETURNING delta
+)
+INSERT INTO easyjob_task_totals (group_name, delta)
+SELECT ?, sum(delta) FROM gone HAVING count(*) > 0`, foldTotalsAfter, group, foldTotalsAfter, group, group)
+}
+
+// TaskPage lists one page of the matching tasks of group from the query's
+// cursor, in byte order of names (easyjob_tasks_name_bytes_idx), with the
+// number of matches up to repository.TaskCountLimit and whether matches
+// lie on either side: one statement whose cost follows the page and the
+// capped count, not the group.
 func (s *Store) TaskPage(ctx context.Context, group string, q repository.TaskQuery) (repository.TaskPage, error) {
 	limit := q.Limit
 	if limit <= 0 {
 		limit = 100
 	}
-	// The filters select ids and names only; stale is computed for all
-	// tasks only when it filters, else for the page's rows.
+	match, args := taskMatch(group, q)
+	// page: limit+1 rows in the direction of travel (the extra one says
+	// whether there is more); behind: whether matches lie the other way.
+	order, cursor, behind := `ASC`, ``, `false`
+	var pageArgs, behindArgs []any
+	switch {
+	case q.After != "":
+		cursor, behind = ` AND t.name COLLATE "C" > ?`, `EXISTS (SELECT 1 FROM easyjob_tasks t WHERE `+match+` AND t.name COLLATE "C" <= ?)`
+		pageArgs, behindArgs = []any{q.After}, append(slices.Clone(args), q.After)
+	case q.Before != "":
+		order = `DESC`
+		cursor, behind = ` AND t.name COLLATE "C" < ?`, `EXISTS (SELECT 1 FROM easyjob_tasks t WHERE `+match+` AND t.name COLLATE "C" >= ?)`
+		pageArgs, behindArgs = []any{q.Before}, append(slices.Clone(args), q.Before)
+	}
 	stmt := `WITH ` + liveSets + `,
-matching AS (
-  SELECT t.id, t.name FROM easyjob_tasks t
-  WHERE t.group_name = ? AND t.status <> 'removed'
-    AND (?::text = '' OR strpos(lower(t.name), lower(?::text)) > 0)
-    AND (?::text = '' OR t.status = ?::text)
-    AND (NOT ?::boolean OR t.paused)
-    AND (NOT ?::boolean OR ` + failingExpr + `)
-    AND (NOT ?::boolean OR ` + staleExpr + `)
+page AS (
+  SELECT t.id, t.name FROM easyjob_tasks t WHERE ` + match + cursor + `
+  ORDER BY t.name COLLATE "C" ` + order + ` LIMIT ?::bigint
 ),
-page AS (SELECT id FROM matching ORDER BY name COLLATE "C" OFFSET ?::bigint LIMIT ?::bigint)
-SELECT p.name, ` + staleExpr + `, (SELECT count(*) FROM matching), ` + taskCols("t") + `
-FROM page JOIN easyjob_tasks t ON t.id = page.id LEFT JOIN easyjob_tasks p ON p.id = t.parent_id
+meta AS (
+  SELECT (SELECT count(*) FROM (SELECT 1 FROM easyjob_tasks t WHERE ` + match + ` LIMIT ?::bigint) c) AS total,
+    ` + behind + ` AS behind
+)
+SELECT meta.total, meta.behind, p.name, ` + staleExpr + `, ` + taskCols("t") + `
+FROM meta LEFT JOIN page ON true LEFT JOIN easyjob_tasks t ON t.id = page.id
+LEFT JOIN easyjob_tasks p ON p.id = t.parent_id
 ORDER BY t.name COLLATE "C"`
-	status := string(q.Status)
-	rows, err := s.db.QueryContext(ctx, stmt, group, micros(q.LiveWithin),
-		group, q.Search, q.Search, status, status, q.Paused, q.Failing, q.Stale, max(q.Offset, 0), limit)
+	all := []any{group, micros(q.LiveWithin)}
+	all = append(append(append(all, args...), pageArgs...), limit+1)
+	all = append(append(all, args...), repository.TaskCountLimit+1)
+	all = append(all, behindArgs...)
+	rows, err := s.db.QueryContext(ctx, stmt, all...)
 	if err != nil {
 		return repository.TaskPage{}, fmt.Errorf("easyjob/postgres: task page of %q: %w", group, err)
 	}
-	page := repository.TaskPage{}
-	page.Rows, err = scanTaskRows(rows, &page.Total)
+	page, err := scanTaskPage(rows)
 	if err != nil {
 		return repository.TaskPage{}, fmt.Errorf("easyjob/postgres: task page of %q: %w", group, err)
 	}
-	if len(page.Rows) == 0 && q.Offset > 0 { // past the end: count without a row to carry it
-		return s.countPastEnd(ctx, group, q)
+	page.TotalCapped = page.Total > repository.TaskCountLimit
+	page.Total = min(page.Total, repository.TaskCountLimit)
+	more := len(page.Rows) > limit
+	if q.After == "" && q.Before != "" { // read backwards: the extra row is the first
+		if more {
+			page.Rows = page.Rows[1:]
+		}
+		page.HasPrev = more // HasNext holds behind already
+	} else {
+		if more {
+			page.Rows = page.Rows[:limit]
+		}
+		page.HasPrev, page.HasNext = page.HasNext, more
 	}
 	return page, nil
 }
 
-// countPastEnd answers a TaskPage whose offset is past the last match.
-func (s *Store) countPastEnd(ctx context.Context, group string, q repository.TaskQuery) (repository.TaskPage, error) {
-	q.Offset, q.Limit = 0, 1
-	first, err := s.TaskPage(ctx, group, q)
-	return repository.TaskPage{Total: first.Total}, err
+// taskMatch is the condition on t of the tasks of group matching q's
+// filters (not its cursor), with its arguments.
+func taskMatch(group string, q repository.TaskQuery) (string, []any) {
+	conds, args := []string{`t.group_name = ?`, `t.status <> 'removed'`}, []any{group}
+	if q.Search != "" {
+		conds, args = append(conds, `strpos(lower(t.name), lower(?::text)) > 0`), append(args, q.Search)
+	}
+	if q.Status != "" {
+		conds, args = append(conds, `t.status = ?::text`), append(args, string(q.Status))
+	}
+	if q.Paused {
+		conds = append(conds, `t.paused`)
+	}
+	if q.Failing {
+		conds = append(conds, failingExpr)
+	}
+	if q.Stale {
+		conds = append(conds, staleExpr)
+	}
+	return strings.Join(conds, ` AND `), args
+}
+
+// scanTaskPage reads rows of (total, behind, parent name, stale, task
+// columns) and closes rows; HasNext carries behind for the caller to
+// place.
+func scanTaskPage(rows *sql.Rows) (repository.TaskPage, error) {
+	defer rows.Close()
+	var page repository.TaskPage
+	for rows.Next() {
+		var parent sql.NullString
+		var stale sql.NullBool
+		var r taskScan
+		if err := rows.Scan(append([]any{&page.Total, &page.HasNext, &parent, &stale}, r.dest()...)...); err != nil {
+			return page, err
+		}
+		t, ok, err := r.task()
+		if err != nil {
+			return page, err
+		}
+		if ok {
+			page.Rows = append(page.Rows, repository.TaskRow{Task: t, Parent: parent.String, Stale: stale.Bool})
+		}
+	}
+	return page, rows.Err()
 }
 
 // TaskTree lists the chain of task name: its root and every descendant of

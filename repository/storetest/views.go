@@ -15,6 +15,7 @@ import (
 var viewCases = []testCase{
 	{"Stale", testViewStale},
 	{"TaskCounts", testTaskCounts},
+	{"TaskCountsOfSchedules", testTaskCountsOfSchedules},
 	{"TaskPage", testTaskPage},
 	{"TaskTree", testTaskTree},
 	{"TaskRunsIsHistory", testTaskRuns},
@@ -133,6 +134,57 @@ func testTaskCounts(e *env) {
 	}
 }
 
+// testTaskCountsOfSchedules follows the count of plain waiting runtime
+// schedules, which a store may keep apart from the rows (the group's
+// total less the notable tasks), through pause, failure, removal and
+// revival.
+func testTaskCountsOfSchedules(e *env) {
+	now := e.now()
+	e.create(sched("s0", "k", now), sched("s1", "k", now), sched("s2", "k", now), sched("s3", "k", now), sched("s4", "k", now))
+	want := func(what string, want map[repository.TaskCount]int) {
+		e.t.Helper()
+		counts, err := e.s.TaskCounts(e.ctx, e.g, liveFor)
+		if err != nil {
+			e.t.Fatalf("TaskCounts: %v", err)
+		}
+		got := map[repository.TaskCount]int{}
+		for _, c := range counts {
+			if c.Count <= 0 {
+				e.t.Errorf("%s: bucket %+v counts %d", what, c, c.Count)
+			}
+			k := c
+			k.Count = 0
+			got[k] += c.Count
+		}
+		if !reflect.DeepEqual(got, want) {
+			e.t.Errorf("%s: TaskCounts = %v, want %v", what, got, want)
+		}
+	}
+	plain := repository.TaskCount{Status: repository.TaskPending}
+	want("created", map[repository.TaskCount]int{plain: 5})
+	if _, err := e.s.Pause(e.ctx, e.g, "s1"); err != nil {
+		e.t.Fatal(err)
+	}
+	paused := repository.TaskCount{Status: repository.TaskPaused, Paused: true}
+	want("s1 paused", map[repository.TaskCount]int{plain: 4, paused: 1})
+	e.remove("s2", repository.Removal{KeepHistory: true})
+	want("s2 removed", map[repository.TaskCount]int{plain: 3, paused: 1})
+	e.create(sched("s2", "k", now))
+	want("s2 created again", map[repository.TaskCount]int{plain: 4, paused: 1})
+	n := e.node("n")
+	e.runOnce(e.claim(n.ID, e.task("s3"))[0], repository.ExecFailed)
+	want("s3 ran and failed, claim kept", map[repository.TaskCount]int{
+		plain: 3, paused: 1, {Status: repository.TaskDoing, NodeID: n.ID, Failing: true}: 1,
+	})
+	if c, err := e.s.TaskCounts(e.ctx, e.other(), liveFor); err != nil || len(c) != 0 {
+		e.t.Errorf("TaskCounts(other group) = %+v, %v; want none", c, err)
+	}
+	p, err := e.s.TaskPage(e.ctx, e.g, repository.TaskQuery{LiveWithin: liveFor, Limit: 2})
+	if err != nil || p.Total != 5 || p.TotalCapped || len(p.Rows) != 2 {
+		e.t.Errorf("TaskPage(limit 2) = total %d capped %v, %d rows, %v; want 5, false, 2", p.Total, p.TotalCapped, len(p.Rows), err)
+	}
+}
+
 func testTaskPage(e *env) {
 	now := e.now()
 	defs := []repository.TaskDef{def("Report-B", now), def("report-a", now), def("mail", now)}
@@ -159,13 +211,33 @@ func testTaskPage(e *env) {
 	if all.Total != 4 || all.Rows[3].Parent != "mail" || all.Rows[0].Parent != "" {
 		e.t.Errorf("all: total %d, parents %q %q; want 4, mail, none", all.Total, all.Rows[3].Parent, all.Rows[0].Parent)
 	}
-	p := page(repository.TaskQuery{Offset: 1, Limit: 2})
-	e.wantNames("page 2 of 2-row pages", names(p), "mail", "report-a")
-	if p.Total != 4 {
-		e.t.Errorf("paged total %d, want 4", p.Total)
+	if all.HasPrev || all.HasNext || all.TotalCapped {
+		e.t.Errorf("one page of all: prev %v, next %v, capped %v; want none", all.HasPrev, all.HasNext, all.TotalCapped)
 	}
-	if p := page(repository.TaskQuery{Offset: 10, Limit: 2}); len(p.Rows) != 0 || p.Total != 4 {
-		e.t.Errorf("past the end: %d rows, total %d; want 0, 4", len(p.Rows), p.Total)
+	q := repository.TaskQuery{Limit: 2}
+	p1 := page(q)
+	e.wantNames("first 2-row page", names(p1), "Report-B", "mail")
+	if p1.Total != 4 || p1.HasPrev || !p1.HasNext {
+		e.t.Errorf("first page: total %d, prev %v, next %v; want 4, false, true", p1.Total, p1.HasPrev, p1.HasNext)
+	}
+	p2 := page(p1.Next(q))
+	e.wantNames("second page, after mail", names(p2), "report-a", "zz-child")
+	if p2.Total != 4 || !p2.HasPrev || p2.HasNext {
+		e.t.Errorf("second page: total %d, prev %v, next %v; want 4, true, false", p2.Total, p2.HasPrev, p2.HasNext)
+	}
+	back := page(p2.Prev(q))
+	e.wantNames("back from the second page", names(back), "Report-B", "mail")
+	if back.HasPrev || !back.HasNext {
+		e.t.Errorf("back: prev %v, next %v; want false, true", back.HasPrev, back.HasNext)
+	}
+	mid := page(repository.TaskQuery{Limit: 2, Before: "zz-child"})
+	e.wantNames("the 2 before zz-child", names(mid), "mail", "report-a")
+	if !mid.HasPrev || !mid.HasNext {
+		e.t.Errorf("middle page: prev %v, next %v; want both", mid.HasPrev, mid.HasNext)
+	}
+	e.wantNames("after a name that is no task", names(page(repository.TaskQuery{After: "n"})), "report-a", "zz-child")
+	if p := page(repository.TaskQuery{After: "zz-child", Limit: 2}); len(p.Rows) != 0 || p.Total != 4 || !p.HasPrev || p.HasNext {
+		e.t.Errorf("past the end: %d rows, total %d, prev %v, next %v; want 0, 4, true, false", len(p.Rows), p.Total, p.HasPrev, p.HasNext)
 	}
 	s := page(repository.TaskQuery{Search: "REPORT"})
 	e.wantNames("search ignores case", names(s), "Report-B", "report-a")

@@ -7,8 +7,9 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"strconv"
+	"net/url"
 	"time"
+	"unicode/utf8"
 
 	"github.com/easyjob-go/easyjob/easyjob"
 	"github.com/easyjob-go/easyjob/easyjob/dashboard"
@@ -25,23 +26,24 @@ const listPageSize = 50
 
 // listLatency is how long the operator's views of the task list take with
 // the trial's schedules stored, read after the trial (the nodes stopped):
-// the dashboard's page query (repository TaskPage, 50 rows by name, and
-// the count of all) for the first and the last page, the overview's
-// TaskCounts that every dashboard page reads too, the whole dashboard
-// page (GET /tasks, a fresh handler each time so that its cache never
-// answers: overview, page query and rendering), and Client.Tasks, which
-// the CLI's status and tasks call.
+// the dashboard's page query (repository TaskPage, 50 rows by name from a
+// cursor, and the count capped at repository.TaskCountLimit) for the
+// first and the last page, the overview's TaskCounts that every dashboard
+// page reads too, the whole dashboard page (GET /tasks, a fresh handler
+// each time so that its cache never answers: overview, page query and
+// rendering), and Client.ListTasks of 1000 rows, the CLI's status and
+// tasks by default.
 type listLatency struct {
 	Reps            int     `json:"reps"`
 	Total           int     `json:"total"` // tasks the list counts
-	DeepOffset      int     `json:"deep_page_offset"`
+	Capped          bool    `json:"total_capped"`
 	FirstPage       latency `json:"task_page_first"`
 	DeepPage        latency `json:"task_page_deep"`
 	TaskCounts      latency `json:"task_counts"`
 	DashboardFirst  latency `json:"dashboard_tasks_first"`
 	DashboardDeep   latency `json:"dashboard_tasks_deep"`
-	ClientTasks     latency `json:"client_tasks"`
-	ClientTasksRows int     `json:"client_tasks_rows"`
+	ClientTasks     latency `json:"client_list_tasks"`
+	ClientTasksRows int     `json:"client_list_tasks_rows"`
 	Err             string  `json:"error,omitempty"`
 }
 
@@ -55,44 +57,44 @@ func measureLists(ctx context.Context, dsn, group string) listLatency {
 		return l
 	}
 	defer c.Close()
-	page := func(offset int) func() error {
+	// last is a cursor after every name: Before it is the last page.
+	last := string(utf8.MaxRune)
+	page := func(before string) func() error {
 		return func() error {
-			p, err := c.Control().TaskPage(ctx, group, repository.TaskQuery{LiveWithin: c.LiveAfter(), Offset: offset, Limit: listPageSize})
-			l.Total = p.Total
+			p, err := c.Control().TaskPage(ctx, group, repository.TaskQuery{LiveWithin: c.LiveAfter(), Before: before, Limit: listPageSize})
+			l.Total, l.Capped = p.Total, p.TotalCapped
 			return err
 		}
 	}
-	web := func(pageNo int) func() error {
+	web := func(query string) func() error {
 		return func() error {
 			h := dashboard.New(c, dashboard.Options{ReadOnly: true, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 			rec := httptest.NewRecorder()
-			h.ServeHTTP(rec, httptest.NewRequestWithContext(ctx, http.MethodGet, "/tasks?page="+strconv.Itoa(pageNo), nil))
+			h.ServeHTTP(rec, httptest.NewRequestWithContext(ctx, http.MethodGet, "/tasks?"+query, nil))
 			if rec.Code != http.StatusOK {
-				return fmt.Errorf("dashboard GET /tasks?page=%d: status %d", pageNo, rec.Code)
+				return fmt.Errorf("dashboard GET /tasks?%s: status %d", query, rec.Code)
 			}
 			return nil
 		}
 	}
-	// The first page's read gives the total, and so the deep page.
-	if err := l.time("task page 1", &l.FirstPage, page(0)); err != nil {
+	if err := l.time("task page 1", &l.FirstPage, page("")); err != nil {
 		return l
 	}
-	l.DeepOffset = max(l.Total-1, 0) / listPageSize * listPageSize
 	steps := []struct {
 		what string
 		into *latency
 		read func() error
 	}{
-		{"deep task page", &l.DeepPage, page(l.DeepOffset)},
+		{"last task page", &l.DeepPage, page(last)},
 		{"task counts", &l.TaskCounts, func() error {
 			_, err := c.Control().TaskCounts(ctx, group, c.LiveAfter())
 			return err
 		}},
-		{"dashboard tasks page 1", &l.DashboardFirst, web(1)},
-		{"dashboard deep tasks page", &l.DashboardDeep, web(l.DeepOffset/listPageSize + 1)},
-		{"client tasks", &l.ClientTasks, func() error {
-			ts, err := c.Tasks(ctx)
-			l.ClientTasksRows = len(ts)
+		{"dashboard tasks page 1", &l.DashboardFirst, web("")},
+		{"dashboard last tasks page", &l.DashboardDeep, web(url.Values{"before": {last}}.Encode())},
+		{"client list tasks", &l.ClientTasks, func() error {
+			ts, err := c.ListTasks(ctx, easyjob.TaskQuery{Limit: 1000})
+			l.ClientTasksRows = len(ts.Tasks)
 			return err
 		}},
 	}

@@ -104,13 +104,13 @@ func (r *schedulesResult) print(w io.Writer) {
 	}
 	if l := r.Lists; l != nil {
 		med := func(x latency) string { return fmt.Sprintf("%s (max %s)", fmtMS(x.P50), fmtMS(x.Max)) }
-		tb.add("task list", fmt.Sprintf("median of %d, %d tasks counted", l.Reps, l.Total))
+		tb.add("task list", fmt.Sprintf("median of %d, %d%s tasks counted", l.Reps, l.Total, map[bool]string{true: "+"}[l.Capped]))
 		tb.add("  TaskPage first", med(l.FirstPage))
-		tb.add(fmt.Sprintf("  TaskPage offset %d", l.DeepOffset), med(l.DeepPage))
+		tb.add("  TaskPage last", med(l.DeepPage))
 		tb.add("  TaskCounts", med(l.TaskCounts)+"  (the overview every dashboard page reads)")
 		tb.add("  dashboard /tasks first", med(l.DashboardFirst)+"  (whole page, cache cold)")
 		tb.add("  dashboard /tasks last", med(l.DashboardDeep))
-		tb.add("  Client.Tasks", fmt.Sprintf("%s  (%d rows; CLI status, tasks)", med(l.ClientTasks), l.ClientTasksRows))
+		tb.add("  Client.ListTasks", fmt.Sprintf("%s  (%d rows; CLI status, tasks)", med(l.ClientTasks), l.ClientTasksRows))
 		if l.Err != "" {
 			tb.add("  error", l.Err)
 		}
