@@ -160,22 +160,35 @@ func (s *Store) PruneHistory(ctx context.Context, group string, maxAge time.Dura
 
 // pruneOlder deletes the finished runs of group's tasks started more than
 // maxAge ago, oldest first, walking the started_at index: each batch
-// starts where the last one ended, and the group's tasks are a filter
-// (written as a CASE so that it stays one) rather than a join the planner
-// would drive from the tasks through every run they have.
+// starts where the last one ended, and the group is a filter on each run
+// rather than a join the planner would drive from the group's tasks
+// through every run they have. The filter is the list of the group's task
+// ids (written as a CASE so that it stays one) while the group is small;
+// for a larger one (a million runtime schedules would be megabytes sent
+// with every batch) a scalar subquery on the task's primary key, which
+// the planner keeps as a filter too, at about twice the cost per row.
 func (s *Store) pruneOlder(ctx context.Context, group string, maxAge time.Duration) (int, error) {
+	most := s.pruneIDs
+	if most == 0 {
+		most = maxPruneIDs
+	}
 	var ids []int64
-	if err := s.db.NewSelect().Table("easyjob_tasks").Column("id").Where("group_name = ?", group).Scan(ctx, &ids); err != nil {
+	if err := s.db.NewSelect().Table("easyjob_tasks").Column("id").Where("group_name = ?", group).
+		Limit(int64(max(most, 0)+1)).Scan(ctx, &ids); err != nil {
 		return 0, err
 	}
 	if len(ids) == 0 {
 		return 0, nil
 	}
+	inGroup, arg := `CASE WHEN x.task_id = ANY(?::bigint[]) THEN true ELSE false END`, any(pgdialect.Array(ids))
+	if len(ids) > most {
+		inGroup, arg = `(SELECT t.group_name FROM easyjob_tasks t WHERE t.id = x.task_id) = ?`, group
+	}
 	q := `WITH d AS (
   DELETE FROM easyjob_executions WHERE id IN (
     SELECT x.id FROM easyjob_executions x
     WHERE x.started_at < now() - (?::bigint * interval '1 microsecond') AND x.started_at >= ?::timestamptz
-      AND x.status <> 'running' AND CASE WHEN x.task_id = ANY(?::bigint[]) THEN true ELSE false END
+      AND x.status <> 'running' AND ` + inGroup + `
     ORDER BY x.started_at
     LIMIT ` + fmt.Sprint(pruneBatch) + `
   )
@@ -186,7 +199,7 @@ SELECT count(*), max(started_at) FROM d`
 	for {
 		var n int
 		var last sql.NullTime
-		if err := s.db.QueryRowContext(ctx, q, micros(maxAge), from, pgdialect.Array(ids)).Scan(&n, &last); err != nil {
+		if err := s.db.QueryRowContext(ctx, q, micros(maxAge), from, arg).Scan(&n, &last); err != nil {
 			return total, err
 		}
 		total += n
@@ -199,6 +212,9 @@ SELECT count(*), max(started_at) FROM d`
 		}
 	}
 }
+
+// maxPruneIDs is the largest group whose task ids pruneOlder sends.
+const maxPruneIDs = 10000
 
 // pruneBeyond deletes the finished runs of group's tasks beyond the newest
 // maxRows of each (running ones count among the newest, are never

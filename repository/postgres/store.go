@@ -33,6 +33,9 @@ type Store struct {
 	prio   *priorityConn // heartbeats and live views
 	opts   optionsMemo   // decoded task options, by their JSON
 	probe  time.Duration // LISTEN's probe interval; 0: listenProbe (tests set it)
+	// pruneIDs is the largest group whose ids pruneOlder sends; 0:
+	// maxPruneIDs, < 0: none (tests set it).
+	pruneIDs int
 	txs    txGate        // the run transactions open (BeginFinish)
 	// owned says whether Close closes db: true only when Open created it.
 	owned bool
