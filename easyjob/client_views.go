@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/easyjob-go/easyjob/easyjob/internal/explain"
 	"github.com/easyjob-go/easyjob/easyjob/internal/schedule"
 	"github.com/easyjob-go/easyjob/repository"
 )
@@ -72,4 +73,96 @@ func ExecutionInfos(xs []repository.Execution) []ExecutionInfo {
 		}
 	}
 	return out
+}
+
+// Explanation says, from what the store holds, what comes for a task and
+// what became of one of its fires (Client.Explain).
+type Explanation struct {
+	Task TaskInfo  `json:"task"`
+	Now  time.Time `json:"now"` // the store's clock
+	// Next are the task's next fires (its next start, then its cron's),
+	// none when it fires no more on its own: Blocked says why (paused,
+	// stale, waiting for a handler, finished, a chain step).
+	Next    []time.Time `json:"next,omitempty"`
+	Blocked string      `json:"blocked,omitempty"`
+	// Fire is the verdict on the time asked about, nil when none was.
+	Fire *FireVerdict `json:"fire,omitempty"`
+}
+
+// FireVerdict is what became of the fire at a time: its runs, or why it
+// had none.
+type FireVerdict struct {
+	At time.Time `json:"at"` // the time asked about
+	// Fire is At when it is a fire of the definition in force then
+	// (Scheduled), else the last fire before it; zero when there is none.
+	Fire      time.Time `json:"fire,omitzero"`
+	Scheduled bool      `json:"scheduled"`
+	// Cron is the definition's cron then ("" when the task did not exist).
+	Cron string `json:"cron,omitempty"`
+	// Runs are the runs recorded for Fire, newest first.
+	Runs    []ExecutionInfo `json:"runs"`
+	Verdict string          `json:"verdict"`
+}
+
+// explainFires is how many fires ahead Explain lists.
+const explainFires = 10
+
+// Explain answers "when will the task run next, and why did (or didn't)
+// the fire at time at run?" from the task row, its versions, the audit
+// log and the runs recorded for that fire; a zero at asks only the
+// former. Finding a fire's runs walks the task's history newest first, so
+// its cost follows the runs since then.
+func (c *Client) Explain(ctx context.Context, name string, at time.Time) (Explanation, error) {
+	t, err := c.store.Task(ctx, c.group, name)
+	if err != nil {
+		return Explanation{}, c.wrap("explain", name, err)
+	}
+	info, err := c.info(ctx, t)
+	if err != nil {
+		return Explanation{}, err
+	}
+	one := []TaskInfo{info}
+	if err := c.markStale(ctx, one); err != nil { // Stale and Waiting judged
+		return Explanation{}, c.wrap("explain", name, err)
+	}
+	info = one[0]
+	now, err := c.store.Now(ctx)
+	if err != nil {
+		return Explanation{}, c.wrap("explain", name, err)
+	}
+	revs, err := c.store.Revisions(ctx, c.group, name)
+	if err != nil {
+		return Explanation{}, c.wrap("explain", name, err)
+	}
+	audit, err := c.store.Audit(ctx, c.group, repository.AuditFilter{Task: name, Limit: 1000})
+	if err != nil {
+		return Explanation{}, c.wrap("explain", name, err)
+	}
+	f := explain.Facts{Now: now, Task: t, Revisions: revs, Audit: audit}
+	out := Explanation{Task: info, Now: now}
+	out.Next, out.Blocked = explain.Ahead(f, info.Stale, info.Waiting, explainFires)
+	if at.IsZero() {
+		return out, nil
+	}
+	fire := explain.FireOf(f, at)
+	if !fire.Fire.IsZero() {
+		if f.Runs, err = c.store.History(ctx, c.group, name, repository.HistoryFilter{Fire: fire.Fire, Limit: 100}); err != nil {
+			return Explanation{}, c.wrap("explain", name, err)
+		}
+		nodes, err := c.store.Nodes(ctx, c.group)
+		if err != nil {
+			return Explanation{}, c.wrap("explain", name, err)
+		}
+		f.Names = func(id repository.NodeID) string {
+			for _, n := range nodes {
+				if n.ID == id {
+					return n.Name
+				}
+			}
+			return ""
+		}
+	}
+	a := explain.At(f, at)
+	out.Fire = &FireVerdict{At: at, Fire: a.Fire, Scheduled: a.Scheduled, Cron: a.Cron, Runs: ExecutionInfos(f.Runs), Verdict: a.Verdict}
+	return out, nil
 }

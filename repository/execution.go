@@ -32,10 +32,14 @@ type Execution struct {
 
 // HistoryFilter selects and pages executions, newest first.
 type HistoryFilter struct {
-	Status   ExecStatus // "" for all
-	Since    time.Time  // zero for no bound
-	BeforeID int64      // page: only ids below this; 0 for the first page
-	Limit    int        // 0 means 100
+	Status ExecStatus // "" for all
+	Since  time.Time  // zero for no bound
+	// Fire keeps the runs of the fire at this time (ScheduledAt); zero
+	// for all. The store finds them among the task's runs newest first:
+	// the cost follows the runs recorded since.
+	Fire     time.Time
+	BeforeID int64 // page: only ids below this; 0 for the first page
+	Limit    int   // 0 means 100
 }
 
 // RecordedArgs are args as a finish records them with its run

@@ -31,7 +31,7 @@ func auditFlags(fs *flag.FlagSet) action {
 		}
 		f := easyjob.AuditFilter{Task: *task, BeforeID: *before, Limit: *limit}
 		if *since != "" {
-			if f.Since, err = parseSince(*since, now); err != nil {
+			if f.Since, err = parseSince("since", *since, now); err != nil {
 				return err
 			}
 		}
@@ -65,18 +65,18 @@ func auditFlags(fs *flag.FlagSet) action {
 	}
 }
 
-// parseSince reads --since: a positive duration back from now, or an RFC
-// 3339 time.
-func parseSince(s string, now time.Time) (time.Time, error) {
+// parseSince reads a time flag (--since, --at) given as a positive
+// duration back from now, or an RFC 3339 time.
+func parseSince(flag, s string, now time.Time) (time.Time, error) {
 	if d, err := time.ParseDuration(s); err == nil {
 		if d <= 0 {
-			return time.Time{}, usagef("--since %q: want a positive duration", s)
+			return time.Time{}, usagef("--%s %q: want a positive duration", flag, s)
 		}
 		return now.Add(-d), nil
 	}
 	t, err := time.Parse(time.RFC3339Nano, s)
 	if err != nil {
-		return time.Time{}, usagef("--since %q: want a duration (24h, 90m) or an RFC 3339 time (2026-01-02T15:04:05Z)", s)
+		return time.Time{}, usagef("--%s %q: want a duration ago (24h, 90m) or an RFC 3339 time (2026-01-02T15:04:05Z)", flag, s)
 	}
 	return t, nil
 }

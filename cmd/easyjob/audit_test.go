@@ -260,7 +260,7 @@ func TestParseSince(t *testing.T) {
 		{"-1h", time.Time{}},
 		{"2026-01-01", time.Time{}},
 	} {
-		got, err := parseSince(c.in, now)
+		got, err := parseSince("since", c.in, now)
 		switch {
 		case c.want.IsZero() && exitCode(err) != exitUsage:
 			t.Errorf("parseSince(%q) = %v, %v: want a usage error", c.in, got, err)

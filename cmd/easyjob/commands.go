@@ -34,6 +34,8 @@ var commands = []command{
 		operation{args: "NAME --handler KIND --cron SPEC [--args JSON]", minArgs: 1, maxArgs: 1, flags: createFlags}),
 	operator("update", "replace the handler, cron, arguments or options of a schedule created at runtime",
 		operation{args: "NAME [--handler KIND] [--cron SPEC] [--args JSON]", minArgs: 1, maxArgs: 1, flags: updateFlags}),
+	operator("explain", "say when a task fires next, and why the fire at a time ran, ran late or did not run (--at)",
+		operation{args: "NAME [--at TIME]", minArgs: 1, maxArgs: 1, flags: explainFlags}),
 	operator("versions", "list the definitions a task took, newest first: who changed its handler, cron or arguments, and when",
 		operation{args: "NAME", minArgs: 1, maxArgs: 1, flags: versionsFlags}),
 	operator("trigger", "run a task once as soon as possible (--args: with these arguments)",

@@ -28,6 +28,12 @@
 //	                        their kind (cron, manual, retry, misfire, chain)
 //	                        and arguments (ARGS, cut at 40 characters;
 //	                        --json has them in full)
+//	explain NAME [--at TIME]
+//	                        the task's next fires, or why it fires no
+//	                        more (paused, stale, waiting, finished); with
+//	                        --at, what became of that fire: its runs, or
+//	                        why none (paused then, not yet created, not a
+//	                        fire of the cron then, its node died, ...)
 //	create NAME --handler KIND --cron SPEC [--args JSON]
 //	                        create a schedule at runtime, run by the
 //	                        handler kind a node registers (easyjob.Handle)

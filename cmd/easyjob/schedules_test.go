@@ -97,22 +97,31 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 	}
 }
 
-// TestSchedulesCLI: create, trigger --args, history, update and remove a
-// schedule created at runtime, run by a live node's handler; refusals
-// write nothing.
-func TestSchedulesCLI(t *testing.T) {
+// echoGroup migrates a database of its own, starts an echo node of group
+// on it and returns the CLI on that database, the node and a client of
+// group.
+func echoGroup(t *testing.T, group string) (*cli, *echoNode, *easyjob.Client) {
+	t.Helper()
 	dsn := pgtest.NewDatabase(t)
 	c := &cli{t: t, bin: buildCLI(t), dsn: dsn}
 	c.run("migrate", "up").want(t, 0, "migrate up")
 	store := pgtest.OpenStore(t, dsn)
-	const group = "dyn"
 	node := startEchoNode(t, store, group)
-	ctx := context.Background()
-	client, err := easyjob.NewClient(ctx, easyjob.Config{Store: store, Group: group})
+	client, err := easyjob.NewClient(context.Background(), easyjob.Config{Store: store, Group: group})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = client.Close() })
+	return c, node, client
+}
+
+// TestSchedulesCLI: create, trigger --args, history, update and remove a
+// schedule created at runtime, run by a live node's handler; refusals
+// write nothing.
+func TestSchedulesCLI(t *testing.T) {
+	const group = "dyn"
+	c, node, client := echoGroup(t, group)
+	ctx := context.Background()
 	g := func(args ...string) []string { return append(args, "--group", group) }
 	absent := func(t *testing.T, name string) {
 		t.Helper()
@@ -238,7 +247,7 @@ func TestSchedulesCLI(t *testing.T) {
 		c.run(g("create", "later", "--handler", "nope", "--cron", "0 0 * * *", "--allow-unknown",
 			"--paused", "--tz", "Europe/Paris", "--run-timeout", "5s", "--retries", "2", "--retry-backoff", "3s",
 			"--misfire", "catch_up:3", "--misfire-after", "10s", "--skip-interrupted")...).want(t, 0, "create --allow-unknown")
-		row, err := store.Task(ctx, group, "later")
+		row, err := client.Control().Task(ctx, group, "later")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -254,7 +263,7 @@ func TestSchedulesCLI(t *testing.T) {
 		if err := json.Unmarshal([]byte(r.stdout), &info); err != nil || info.Cron != "0 12 * * *" || info.Revision != 2 {
 			t.Fatalf("update --json: %v %+v", err, info)
 		}
-		row, err = store.Task(ctx, group, "later")
+		row, err = client.Control().Task(ctx, group, "later")
 		if err != nil {
 			t.Fatal(err)
 		}

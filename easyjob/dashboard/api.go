@@ -86,6 +86,7 @@ var apiRoutes = []apiRoute{
 	{http.MethodPost, "/tasks/{name}/trigger", true, (*API).trigger},
 	{http.MethodGet, "/tasks/{name}/history", false, (*API).history},
 	{http.MethodGet, "/tasks/{name}/versions", false, (*API).versions},
+	{http.MethodGet, "/tasks/{name}/explain", false, (*API).explain},
 	{http.MethodGet, "/nodes", false, (*API).nodes},
 	{http.MethodGet, "/handlers", false, (*API).handlers},
 	{http.MethodGet, "/audit", false, (*API).audit},

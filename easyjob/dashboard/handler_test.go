@@ -1,6 +1,7 @@
 package dashboard
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -9,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/easyjob-go/easyjob/easyjob"
 	"github.com/easyjob-go/easyjob/repository"
 )
 
@@ -393,5 +395,26 @@ func TestTaskListPages(t *testing.T) {
 	_, back := f.get(fmt.Sprintf("/tasks?q=bulk&before=bulk-%03d", pageSize))
 	if !strings.Contains(back, `data-task="bulk-000"`) || strings.Contains(back, `rel="prev"`) {
 		t.Errorf("back to the first page: no bulk-000, or a previous link")
+	}
+}
+
+// TestWhyPanel: the task page answers "what became of the fire at …"
+// (?why=), says what was wrong with a question it cannot read, and the
+// API's explain route answers the same in JSON.
+func TestWhyPanel(t *testing.T) {
+	f := newFixture(t, Options{})
+	if _, body := f.get("/task?name=report&why=90m"); !strings.Contains(body, `id="why-verdict"`) {
+		t.Errorf("task page with why=90m: no verdict\n%s", body)
+	}
+	if _, body := f.get("/task?name=report&why=yesterday"); !strings.Contains(body, `id="why-error"`) {
+		t.Errorf("task page with why=yesterday: no error said")
+	}
+	code, body := f.get("/api/v1/tasks/report/explain?at=2026-11-26T10:00:00Z")
+	var x easyjob.Explanation
+	if err := json.Unmarshal([]byte(body), &x); code != http.StatusOK || err != nil || x.Fire == nil || x.Fire.Verdict == "" || len(x.Next) == 0 {
+		t.Errorf("GET explain: %d %v %+v", code, err, x)
+	}
+	if code, _ := f.get("/api/v1/tasks/report/explain?at=soon"); code != http.StatusBadRequest {
+		t.Errorf("GET explain?at=soon: %d, want 400", code)
 	}
 }

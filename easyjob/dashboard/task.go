@@ -49,6 +49,11 @@ type taskData struct {
 	ShowVersions bool
 	Versions     []easyjob.Version
 	VersionsErr  string
+	// Why is the time the "Why?" panel asks about (?why=), Explained its
+	// answer, WhyErr what kept it from one.
+	Why       string
+	Explained *easyjob.Explanation
+	WhyErr    string
 }
 
 type policy struct{ Name, Value string }
@@ -107,6 +112,9 @@ func (h *Handler) task(w http.ResponseWriter, r *http.Request) {
 	d.Audit, d.AuditErr = h.taskAudit(r, name)
 	if d.ShowVersions = hasVersions(d.Task.TaskInfo); d.ShowVersions {
 		d.Versions, d.VersionsErr = h.taskVersions(r, name)
+	}
+	if d.Why = q.Get("why"); d.Why != "" {
+		d.Explained, d.WhyErr = h.taskExplain(r, name, d.Why, s.now())
 	}
 	h.render(w, r, http.StatusOK, "task", page{Title: name, Now: s.now(), Flash: flash(q.Get("done")), Data: d})
 }

@@ -201,7 +201,7 @@ func (s *Store) History(ctx context.Context, group, name string, f repository.Hi
 	if limit <= 0 {
 		limit = defaultHistoryLimit
 	}
-	since := norm(f.Since)
+	since, fire := norm(f.Since), norm(f.Fire)
 	ids := s.execsByTask[t.ID]
 	var out []repository.Execution
 	for i := len(ids) - 1; i >= 0 && len(out) < limit; i-- {
@@ -209,7 +209,8 @@ func (s *Store) History(ctx context.Context, group, name string, f repository.Hi
 		switch {
 		case f.BeforeID != 0 && x.ID >= f.BeforeID,
 			f.Status != "" && x.Status != f.Status,
-			!since.IsZero() && x.StartedAt.Before(since):
+			!since.IsZero() && x.StartedAt.Before(since),
+			!fire.IsZero() && !x.ScheduledAt.Equal(fire):
 			continue
 		}
 		e := *x

@@ -85,15 +85,16 @@ LEFT JOIN LATERAL (
   WHERE e.task_id = t.id
     AND (?::text = '' OR e.status = ?::text)
     AND (?::timestamptz IS NULL OR e.started_at >= ?::timestamptz)
+    AND (?::timestamptz IS NULL OR e.scheduled_at = ?::timestamptz)
     AND (?::bigint = 0 OR e.id < ?::bigint)
   ORDER BY e.id DESC
   LIMIT ?::bigint
 ) x ON true
 WHERE t.group_name = ? AND t.name = ?
 ORDER BY x.id DESC`
-	since := nullTime(f.Since)
+	since, fire := nullTime(f.Since), nullTime(f.Fire)
 	rows, err := s.db.QueryContext(ctx, q,
-		string(f.Status), string(f.Status), since, since, f.BeforeID, f.BeforeID, limit, group, name)
+		string(f.Status), string(f.Status), since, since, fire, fire, f.BeforeID, f.BeforeID, limit, group, name)
 	if err != nil {
 		return nil, fmt.Errorf("easyjob/postgres: history of %q: %w", name, err)
 	}

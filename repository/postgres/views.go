@@ -282,6 +282,9 @@ func (s *Store) TaskRuns(ctx context.Context, group string, task repository.Task
 	if !f.Since.IsZero() {
 		conds, args = append(conds, "e.started_at >= ?::timestamptz"), append(args, f.Since)
 	}
+	if !f.Fire.IsZero() {
+		conds, args = append(conds, "e.scheduled_at = ?::timestamptz"), append(args, f.Fire)
+	}
 	if f.BeforeID != 0 {
 		conds, args = append(conds, "e.id < ?::bigint"), append(args, f.BeforeID)
 	}

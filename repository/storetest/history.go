@@ -103,6 +103,16 @@ func testHistory(e *env) {
 	e.wantExecs("since", e.history("job", repository.HistoryFilter{Since: since}), recent...)
 	e.wantExecs("since the future", e.history("job", repository.HistoryFilter{Since: e.now().Add(time.Hour)}))
 
+	// Fire: the runs of one fire.
+	var ofFire []int64
+	for _, x := range all {
+		if x.ScheduledAt.Equal(all[2].ScheduledAt) {
+			ofFire = append(ofFire, x.ID)
+		}
+	}
+	e.wantExecs("the runs of one fire", e.history("job", repository.HistoryFilter{Fire: all[2].ScheduledAt}), ofFire...)
+	e.wantExecs("a time no fire had", e.history("job", repository.HistoryFilter{Fire: all[0].ScheduledAt.Add(time.Millisecond)}))
+
 	_, err := e.s.History(e.ctx, e.g, "ghost", repository.HistoryFilter{})
 	e.wantErr("History of an unknown task", err, repository.ErrTaskNotFound, "ghost")
 	_, err = e.s.History(e.ctx, e.other(), "job", repository.HistoryFilter{})

@@ -1,0 +1,259 @@
+// Package explain answers an operator's "why did the fire at this time
+// not run, or run late?" from what the store holds: the definition in
+// force then (the task's revisions), the operator actions around it (the
+// audit log) and the runs recorded for that fire. It reads nothing
+// itself: the caller (easyjob.Client.Explain) gathers the facts, so every
+// rule here is a pure function with a table test.
+package explain
+
+import (
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/easyjob-go/easyjob/easyjob/internal/schedule"
+	"github.com/easyjob-go/easyjob/repository"
+)
+
+// Facts are what the store holds about a task and one moment of it.
+type Facts struct {
+	Now  time.Time       // the store's clock
+	Task repository.Task // the task as it is now
+	// Revisions are its definitions, newest first (Client.Versions).
+	Revisions []repository.Revision
+	// Audit are the operator actions on it, newest first.
+	Audit []repository.AuditEntry
+	// Runs are the runs recorded for the fire asked about, newest first.
+	Runs []repository.Execution
+	// Names names nodes by id, for the verdict ("" names a node by id).
+	Names func(repository.NodeID) string
+}
+
+// Answer is the verdict on the fire at a time.
+type Answer struct {
+	// Fire is the fire asked about: the time given when it is a fire of
+	// the definition in force then, else the last fire before it ("no
+	// fire" when there is none).
+	Fire time.Time
+	// Scheduled: the time given is a fire of the definition in force then.
+	Scheduled bool
+	// Cron is that definition's cron ("" when the task did not exist).
+	Cron string
+	// Verdict says what happened to the fire, or why nothing did, in one
+	// sentence an operator reads.
+	Verdict string
+}
+
+// At explains the fire at t. Runs in f must be those of the fire At
+// returns as Fire: call FireOf first to know it.
+func At(f Facts, t time.Time) Answer {
+	a := FireOf(f, t)
+	if a.Cron == "" && a.Verdict != "" {
+		return a
+	}
+	a.Verdict = verdict(f, a, t)
+	return a
+}
+
+// FireOf finds the fire t names: the definition in force at t and, when
+// t is not one of its fires, the last fire before t. Verdict is set only
+// when there is no fire to look up runs for.
+func FireOf(f Facts, t time.Time) Answer {
+	cron, tz, existed := definitionAt(f, t)
+	if !existed {
+		return Answer{Verdict: fmt.Sprintf("the task did not exist yet: it was created at %s", stamp(f.Task.CreatedAt))}
+	}
+	a := Answer{Cron: cron}
+	if cron == "" {
+		a.Verdict = "the task has no cron of its own: it runs after each success of its parent"
+		return a
+	}
+	s, err := schedule.Parse(cron, tz)
+	if err != nil {
+		a.Verdict = fmt.Sprintf("its cron %q does not parse: %v", cron, err)
+		return a
+	}
+	prev, ok := s.Prev(t)
+	switch {
+	case ok && prev.Equal(t):
+		a.Fire, a.Scheduled = t, true
+	case ok:
+		a.Fire = prev
+	default:
+		a.Verdict = fmt.Sprintf("no fire of %q falls at or before %s", cron, stamp(t))
+	}
+	return a
+}
+
+// definitionAt is the cron and time zone in force at t: the newest
+// revision written by then; before the first revision, the code's cron
+// for a registered task (its code's definition is never recorded), and
+// nothing for a schedule created at runtime, which did not exist yet.
+func definitionAt(f Facts, t time.Time) (cron, tz string, existed bool) {
+	if !f.Task.CreatedAt.IsZero() && t.Before(f.Task.CreatedAt.Truncate(time.Second)) {
+		return "", "", false
+	}
+	for _, r := range f.Revisions { // newest first
+		if !r.ChangedAt.After(t) {
+			return r.Cron, r.Options.Timezone, true
+		}
+	}
+	if n := len(f.Revisions); n > 0 {
+		first := f.Revisions[n-1]
+		if f.Task.Dynamic && first.Revision == 1 {
+			return "", "", false
+		}
+		if f.Task.Dynamic { // revisions before the oldest kept were not recorded
+			return first.Cron, first.Options.Timezone, true
+		}
+	}
+	if f.Task.Dynamic {
+		return f.Task.Cron, f.Task.Options.Timezone, true
+	}
+	return f.Task.CodeCron, f.Task.Options.Timezone, true
+}
+
+// verdict says what became of fire a.Fire.
+func verdict(f Facts, a Answer, t time.Time) string {
+	lead := ""
+	if !a.Scheduled {
+		lead = fmt.Sprintf("%s is not a fire of %q; its last fire before was %s: ", stamp(t), a.Cron, stamp(a.Fire))
+	}
+	if len(f.Runs) > 0 {
+		return lead + ranVerdict(f, f.Runs)
+	}
+	if a.Fire.After(f.Now) {
+		return lead + "it is still to come"
+	}
+	if act, ok := pausedAt(f.Audit, a.Fire); ok {
+		return lead + fmt.Sprintf("not run: the task was paused then (paused at %s by %s)", stamp(act.At), who(act.Actor))
+	}
+	if !f.Task.StaleSince.IsZero() && !a.Fire.Before(f.Task.StaleSince) {
+		return lead + fmt.Sprintf("not run: no live node registered the task then (stale since %s)", stamp(f.Task.StaleSince))
+	}
+	return lead + "no run recorded for this fire: no node claimed it (no live node had the task then), a misfire policy folded it into a later fire, or its history was pruned"
+}
+
+// Ahead is what comes for the task as it stands: its next n fires, or why
+// it fires no more on its own (blocked). stale: no live node registers
+// it; waiting: no live node has its handler.
+func Ahead(f Facts, stale, waiting bool, n int) (next []time.Time, blocked string) {
+	t := f.Task
+	switch {
+	case t.Status == repository.TaskFinished:
+		return nil, "finished: its cron has no further fire (a one-off that ran, or a cron with an end)"
+	case t.Status == repository.TaskRemoved:
+		return nil, "removed: only its history is kept"
+	case t.Paused:
+		if act, ok := pausedAt(f.Audit, f.Now); ok {
+			return nil, fmt.Sprintf("paused at %s by %s", stamp(act.At), who(act.Actor))
+		}
+		return nil, "paused"
+	case stale:
+		return nil, "stale: no live node registers it"
+	case waiting:
+		return nil, fmt.Sprintf("waiting: no live node has its handler %q", t.Handler)
+	case t.Cron == "":
+		return nil, "a chain step: it runs after each success of its parent"
+	}
+	next = []time.Time{t.NextStartTime}
+	if s, err := schedule.Parse(t.Cron, t.Options.Timezone); err == nil {
+		for at := t.NextStartTime; len(next) < n; {
+			nx, ok := s.Next(at)
+			if !ok {
+				break
+			}
+			next, at = append(next, nx), nx
+		}
+	}
+	return next, ""
+}
+
+// ranVerdict describes the runs of one fire, newest first.
+func ranVerdict(f Facts, runs []repository.Execution) string {
+	last := runs[0]
+	node := nodeName(f, last.NodeID)
+	late := last.StartedAt.Sub(last.ScheduledAt)
+	var s string
+	switch last.Status {
+	case repository.ExecRunning:
+		s = fmt.Sprintf("running on %s since %s (started %s after its fire)", node, stamp(last.StartedAt), late)
+	case repository.ExecSucceeded, repository.ExecFailed, repository.ExecTimedOut:
+		s = fmt.Sprintf("ran on %s, started %s after its fire, %s after %s", node, late, last.Status, last.FinishedAt.Sub(last.StartedAt).Round(time.Millisecond))
+		if last.Error != "" {
+			s += ": " + last.Error
+		}
+	case repository.ExecAbandoned:
+		s = fmt.Sprintf("started on %s, which died while running it (abandoned at %s)", node, stamp(last.FinishedAt))
+	case repository.ExecFenced:
+		s = fmt.Sprintf("ran on %s after its claim was lost (fenced: a peer had taken the task over)", node)
+	case repository.ExecSkipped:
+		if last.Misfire != "" {
+			s = fmt.Sprintf("not run: found %s late, its misfire policy (%s) skipped it", late, last.Misfire)
+		} else {
+			s = "not run: its parent's run failed, so the chain stopped"
+		}
+	default:
+		s = fmt.Sprintf("recorded %s on %s", last.Status, node)
+	}
+	if last.Misfire != "" && last.Status != repository.ExecSkipped {
+		s += fmt.Sprintf(" (late: its misfire policy %s ran it)", last.Misfire)
+	}
+	if last.Kind != "" && last.Kind != repository.RunCron {
+		s += fmt.Sprintf(" (a %s run)", last.Kind)
+	}
+	if n := len(runs); n > 1 {
+		s += fmt.Sprintf("; %d attempts in all", countAttempts(runs))
+	}
+	return s
+}
+
+// countAttempts counts the distinct attempts among runs.
+func countAttempts(runs []repository.Execution) int {
+	var seen []int
+	for _, r := range runs {
+		if !slices.Contains(seen, r.Attempt) {
+			seen = append(seen, r.Attempt)
+		}
+	}
+	return len(seen)
+}
+
+// pausedAt finds the pause in force at t: the newest pause or resume
+// action before t being a pause.
+func pausedAt(audit []repository.AuditEntry, t time.Time) (repository.AuditEntry, bool) {
+	for _, e := range audit { // newest first
+		if e.At.After(t) {
+			continue
+		}
+		switch e.Action {
+		case "pause":
+			return e, true
+		case "resume":
+			return repository.AuditEntry{}, false
+		}
+	}
+	return repository.AuditEntry{}, false
+}
+
+func nodeName(f Facts, id repository.NodeID) string {
+	if f.Names != nil {
+		if n := f.Names(id); n != "" {
+			return fmt.Sprintf("%s (node %d)", n, id)
+		}
+	}
+	return fmt.Sprintf("node %d", id)
+}
+
+func who(a repository.Actor) string {
+	switch {
+	case a.Name == "" && a.Via == "":
+		return "an unrecorded actor"
+	case a.Via == "":
+		return a.Name
+	default:
+		return a.Name + " via " + a.Via
+	}
+}
+
+func stamp(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
