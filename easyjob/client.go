@@ -357,9 +357,7 @@ func (c *Client) reschedule(ctx context.Context, action, name, cron string) (Tas
 	if err != nil {
 		return TaskInfo{}, c.wrap("reschedule", name, err)
 	}
-	if t.Options.EveryFromCreation {
-		sched = sched.AnchoredAt(t.CreatedAt)
-	}
+	sched = sched.ForTask(t.Options, t.CreatedAt)
 	next := nextFires(sched, now)
 	if len(next) == 0 {
 		next = []time.Time{now} // an empty cron (a child): due with its parent's next success

@@ -20,7 +20,8 @@ func (c *Client) PreviewReschedule(ctx context.Context, name, cron string, n int
 	if err != nil {
 		return nil, c.wrap("reschedule", name, err)
 	}
-	if _, err := schedule.Parse(cron, t.Options.Timezone); err != nil {
+	sched, err := schedule.Parse(cron, t.Options.Timezone)
+	if err != nil {
 		return nil, fmt.Errorf("easyjob: reschedule %q: %w", name, err)
 	}
 	if t.ParentID == 0 && emptyCron(cron) {
@@ -30,7 +31,7 @@ func (c *Client) PreviewReschedule(ctx context.Context, name, cron string, n int
 	if err != nil {
 		return nil, c.wrap("reschedule", name, err)
 	}
-	return NextFires(cron, t.Options.Timezone, now, n)
+	return sched.ForTask(t.Options, t.CreatedAt).Fires(now, n), nil
 }
 
 // emptyCron reports an expression without fields of its own.
@@ -48,16 +49,7 @@ func NextFires(cron, tz string, after time.Time, n int) ([]time.Time, error) {
 	if err != nil {
 		return nil, err
 	}
-	var out []time.Time
-	for t := after; len(out) < n; {
-		next, ok := s.Next(t)
-		if !ok {
-			break
-		}
-		out = append(out, next)
-		t = next
-	}
-	return out, nil
+	return s.Fires(after, n), nil
 }
 
 // ExecutionInfos converts history rows read from the store (Client.Control)
@@ -82,7 +74,8 @@ type Explanation struct {
 	Now  time.Time `json:"now"` // the store's clock
 	// Next are the task's next fires (its next start, then its cron's),
 	// none when it fires no more on its own: Blocked says why (paused,
-	// stale, waiting for a handler, finished, a chain step).
+	// stale, finished, a chain step). A schedule waiting for a node with
+	// its handler has both: the fires come once one runs.
 	Next    []time.Time `json:"next,omitempty"`
 	Blocked string      `json:"blocked,omitempty"`
 	// Fire is the verdict on the time asked about, nil when none was.

@@ -120,3 +120,36 @@ func ExampleClient_ListTasks() {
 	// [invoice-acme invoice-globex] of 3
 	// [invoice-initech] of 3
 }
+
+// A window bounds a task's fires; Explain lists those to come.
+func ExampleWindow() {
+	ctx := context.Background()
+	c, err := easyjob.NewClient(ctx, easyjob.Config{Store: memory.New()})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer c.Close()
+	start := time.Date(2030, 1, 1, 9, 0, 0, 0, time.UTC)
+	_, err = c.Create(ctx, easyjob.Schedule{Name: "launch-week", Handler: "mail", Cron: "0 0 9 * * *",
+		Options: []easyjob.Option{easyjob.Window(start, start.Add(72*time.Hour))}}, easyjob.AllowUnknownHandler())
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	x, err := c.Explain(ctx, "launch-week", time.Time{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(x.Blocked)
+	for _, f := range x.Next {
+		fmt.Println(f.Format(time.DateTime))
+	}
+	// Output:
+	// waiting: no live node has its handler "mail"; the fires below come once one has
+	// 2030-01-01 09:00:00
+	// 2030-01-02 09:00:00
+	// 2030-01-03 09:00:00
+	// 2030-01-04 09:00:00
+}

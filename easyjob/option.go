@@ -131,6 +131,59 @@ func InTx() Option {
 	}
 }
 
+// Window bounds the task's fires: none before start, none after end, when
+// the task finishes after its last run (a zero time leaves that side
+// open). Times are kept to the second, in UTC; the cron still decides the
+// fires within the window. A window of a schedule created at runtime can
+// be changed with Update; one of a registered task with its code.
+func Window(start, end time.Time) Option {
+	return func(s *taskSpec) error {
+		start, end = start.UTC().Truncate(time.Second), end.UTC().Truncate(time.Second)
+		if !start.IsZero() && !end.IsZero() && !end.After(start) {
+			return fmt.Errorf("%w: Window end %s must be after its start %s", ErrInvalidOption,
+				end.Format(time.RFC3339), start.Format(time.RFC3339))
+		}
+		s.Opts.Start, s.Opts.End = start, end
+		return nil
+	}
+}
+
+// OptionsOf returns the Options that make the stored policies o (the
+// defaults left out): what a tool passes to Update to keep a schedule's
+// policies while it changes one of them.
+func OptionsOf(o repository.TaskOptions) []Option {
+	var opts []Option
+	if o.Timezone != "" {
+		opts = append(opts, TZ(o.Timezone))
+	}
+	if o.Timeout > 0 {
+		opts = append(opts, Timeout(o.Timeout))
+	}
+	if o.MaxRetries > 0 || o.RetryBackoff > 0 {
+		opts = append(opts, Retry(o.MaxRetries, o.RetryBackoff))
+	}
+	if o.Misfire != "" || o.MisfireThreshold > 0 {
+		p := FireOnceNow()
+		switch o.Misfire {
+		case repository.MisfireSkip:
+			p = Skip()
+		case repository.MisfireCatchUp:
+			p = CatchUp(o.CatchUpMax)
+		}
+		opts = append(opts, Misfire(p, o.MisfireThreshold))
+	}
+	if o.Recover == repository.RecoverSkip {
+		opts = append(opts, SkipInterrupted())
+	}
+	if o.EveryFromCreation {
+		opts = append(opts, EveryFromCreation())
+	}
+	if !o.Start.IsZero() || !o.End.IsZero() {
+		opts = append(opts, Window(o.Start, o.End))
+	}
+	return opts
+}
+
 // EveryFromCreation anchors an "@every <interval>" schedule at the
 // task's creation (to the second) instead of the Unix epoch: a task
 // created at 10:00:07 with "@every 1h" fires at 11:00:07, 12:00:07, ...

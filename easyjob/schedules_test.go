@@ -90,6 +90,19 @@ func liveClient(t *testing.T, store repository.Store, group string) *Client {
 	return c
 }
 
+// echoGroup starts a node of group on store with the echo handler and
+// returns what its runs see and a client once the node is live.
+func echoGroup(t *testing.T, store repository.Store, group string) (*echoes, *Client) {
+	t.Helper()
+	seen := &echoes{}
+	start(t, fastConfig(store, group), func(s *Scheduler) {
+		if err := s.Handle("echo", seen.handler()); err != nil {
+			t.Fatal(err)
+		}
+	})
+	return seen, liveClient(t, store, group)
+}
+
 // TestRuntimeSchedules is issue 25's walk-through on both stores: a
 // handler registered by kind, schedules created, triggered with their own
 // arguments, updated and removed at runtime from a client, every step
@@ -100,13 +113,7 @@ func TestRuntimeSchedules(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx := context.Background()
 			store, group := tc.store(t)
-			var seen echoes
-			start(t, fastConfig(store, group), func(s *Scheduler) {
-				if err := s.Handle("echo", seen.handler()); err != nil {
-					t.Fatal(err)
-				}
-			})
-			c := liveClient(t, store, group)
+			seen, c := echoGroup(t, store, group)
 
 			info, err := c.Create(ctx, Schedule{Name: "e1", Handler: "echo", Cron: "* * * * * *", Args: echoArgs{N: 1}})
 			if err != nil {

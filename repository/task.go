@@ -47,6 +47,11 @@ type TaskOptions struct {
 	// EveryFromCreation anchors an @every schedule at the task's
 	// creation (Task.CreatedAt, to the second) instead of the epoch.
 	EveryFromCreation bool `json:"every_from_creation,omitempty"`
+	// Start and End bound the task's fires (UTC, whole seconds): none
+	// before Start, none after End, when the task finishes; zero for no
+	// bound.
+	Start time.Time `json:"start,omitzero"`
+	End   time.Time `json:"end,omitzero"`
 }
 
 // Task is one row of the tasks table.

@@ -48,9 +48,13 @@ func printExplanation(e *env, x easyjob.Explanation) {
 		def = "handler " + t.Handler + ", " + def
 	}
 	fmt.Fprintf(e.out, "task %s: %s, %s, revision %d\n", t.Name, def, t.Status, t.Revision)
-	if x.Blocked != "" {
+	switch {
+	case x.Blocked != "" && len(x.Next) == 0:
 		fmt.Fprintf(e.out, "next fire: none on its own: %s\n", x.Blocked)
-	} else {
+	default:
+		if x.Blocked != "" {
+			fmt.Fprintln(e.out, x.Blocked)
+		}
 		fmt.Fprintln(e.out, "next fires (UTC):")
 		for _, f := range x.Next {
 			fmt.Fprintf(e.out, "  %s  (%s)\n", f.UTC().Format(time.RFC3339Nano), relTime(f, x.Now))

@@ -23,6 +23,7 @@ type scheduleFlags struct {
 	runTimeout, retryBackoff, misfireAfter *time.Duration
 	retries                                *int
 	skipInterrupted, everyFromCreation     *bool
+	start, end                             *string
 	allowUnknown                           *bool
 }
 
@@ -51,6 +52,8 @@ func addScheduleFlags(fs *flag.FlagSet, update bool) *scheduleFlags {
 	f.misfireAfter = fs.Duration("misfire-after", 0, keep("the lateness that makes a fire a misfire", "5s"))
 	f.skipInterrupted = fs.Bool("skip-interrupted", false, keep("do not re-run a fire interrupted by the death of its node", "off: re-run it"))
 	f.everyFromCreation = fs.Bool("every-from-creation", false, keep("anchor an @every schedule at its creation instead of the Unix epoch", ""))
+	f.start = fs.String("start", "", keep("no fire before this time (RFC 3339; '' for no bound)", "none"))
+	f.end = fs.String("end", "", keep("no fire after this time (RFC 3339; '' for no bound): the schedule finishes after its last run", "none"))
 	f.allowUnknown = fs.Bool("allow-unknown", false, "accept a handler kind no live node registers: the schedule waits, its arguments unchecked, until a node with that handler starts")
 	return f
 }
@@ -135,7 +138,24 @@ func (f *scheduleFlags) schedule(name string, cur repository.Task) (easyjob.Sche
 	if f.set("every-from-creation") {
 		o.EveryFromCreation = *f.everyFromCreation
 	}
-	s.Options = scheduleOptions(o)
+	for _, b := range []struct {
+		flag string
+		v    *string
+		into *time.Time
+	}{{"start", f.start, &o.Start}, {"end", f.end, &o.End}} {
+		if !f.set(b.flag) {
+			continue
+		}
+		*b.into = time.Time{}
+		if *b.v != "" {
+			t, err := time.Parse(time.RFC3339, *b.v)
+			if err != nil {
+				return s, usagef("--%s %q: want an RFC 3339 time (2026-12-01T00:00:00Z), or '' for no bound", b.flag, *b.v)
+			}
+			*b.into = t
+		}
+	}
+	s.Options = easyjob.OptionsOf(o)
 	return s, nil
 }
 
@@ -156,38 +176,6 @@ func (f *scheduleFlags) createOptions() []easyjob.CreateOption {
 		return []easyjob.CreateOption{easyjob.AllowUnknownHandler()}
 	}
 	return nil
-}
-
-// scheduleOptions turns stored options back into the Options that make
-// them (the defaults left out).
-func scheduleOptions(o repository.TaskOptions) []easyjob.Option {
-	var opts []easyjob.Option
-	if o.Timezone != "" {
-		opts = append(opts, easyjob.TZ(o.Timezone))
-	}
-	if o.Timeout > 0 {
-		opts = append(opts, easyjob.Timeout(o.Timeout))
-	}
-	if o.MaxRetries > 0 || o.RetryBackoff > 0 {
-		opts = append(opts, easyjob.Retry(o.MaxRetries, o.RetryBackoff))
-	}
-	if o.Misfire != "" || o.MisfireThreshold > 0 {
-		p := easyjob.FireOnceNow()
-		switch o.Misfire {
-		case repository.MisfireSkip:
-			p = easyjob.Skip()
-		case repository.MisfireCatchUp:
-			p = easyjob.CatchUp(o.CatchUpMax)
-		}
-		opts = append(opts, easyjob.Misfire(p, o.MisfireThreshold))
-	}
-	if o.Recover == repository.RecoverSkip {
-		opts = append(opts, easyjob.SkipInterrupted())
-	}
-	if o.EveryFromCreation {
-		opts = append(opts, easyjob.EveryFromCreation())
-	}
-	return opts
 }
 
 // parseMisfire reads --misfire: fire_once_now, skip, catch_up (one missed

@@ -246,7 +246,8 @@ func TestSchedulesCLI(t *testing.T) {
 	t.Run("allow unknown and options", func(t *testing.T) {
 		c.run(g("create", "later", "--handler", "nope", "--cron", "0 0 * * *", "--allow-unknown",
 			"--paused", "--tz", "Europe/Paris", "--run-timeout", "5s", "--retries", "2", "--retry-backoff", "3s",
-			"--misfire", "catch_up:3", "--misfire-after", "10s", "--skip-interrupted")...).want(t, 0, "create --allow-unknown")
+			"--misfire", "catch_up:3", "--misfire-after", "10s", "--skip-interrupted",
+			"--start", "2030-01-01T00:00:00Z", "--end", "2031-01-01T00:00:00+01:00")...).want(t, 0, "create --allow-unknown")
 		row, err := client.Control().Task(ctx, group, "later")
 		if err != nil {
 			t.Fatal(err)
@@ -254,7 +255,9 @@ func TestSchedulesCLI(t *testing.T) {
 		o := row.Options
 		if !row.Dynamic || row.Handler != "nope" || !row.Paused || o.Timezone != "Europe/Paris" || o.Timeout != 5*time.Second ||
 			o.MaxRetries != 2 || o.RetryBackoff != 3*time.Second || o.Misfire != repository.MisfireCatchUp || o.CatchUpMax != 3 ||
-			o.MisfireThreshold != 10*time.Second || o.Recover != repository.RecoverSkip {
+			o.MisfireThreshold != 10*time.Second || o.Recover != repository.RecoverSkip ||
+			!o.Start.Equal(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)) || !o.End.Equal(time.Date(2030, 12, 31, 23, 0, 0, 0, time.UTC)) ||
+			!row.NextStartTime.Equal(time.Date(2030, 1, 1, 23, 0, 0, 0, time.UTC)) { // the first Paris midnight in the window
 			t.Fatalf("later: %+v", row)
 		}
 		// An update keeps what it is not given.

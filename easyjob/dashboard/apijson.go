@@ -33,6 +33,8 @@ type scheduleJSON struct {
 	Misfire           *misfireJSON `json:"misfire,omitempty"`
 	SkipInterrupted   bool         `json:"skip_interrupted,omitempty"`
 	EveryFromCreation bool         `json:"every_from_creation,omitempty"`
+	Start             *time.Time   `json:"start,omitempty"`
+	End               *time.Time   `json:"end,omitempty"`
 	Paused            bool         `json:"paused,omitempty"`        // create only; an update keeps the pause
 	AllowUnknown      bool         `json:"allow_unknown,omitempty"` // easyjob.AllowUnknownHandler
 }
@@ -41,7 +43,7 @@ type scheduleJSON struct {
 func (in scheduleJSON) policies() policyJSON {
 	return policyJSON{
 		Timeout: in.Timeout, MaxRetries: in.MaxRetries, RetryBackoff: in.RetryBackoff, Misfire: in.Misfire,
-		SkipInterrupted: in.SkipInterrupted, EveryFromCreation: in.EveryFromCreation,
+		SkipInterrupted: in.SkipInterrupted, EveryFromCreation: in.EveryFromCreation, Start: in.Start, End: in.End,
 	}
 }
 
@@ -54,6 +56,9 @@ type policyJSON struct {
 	Misfire           *misfireJSON `json:"misfire,omitempty"`
 	SkipInterrupted   bool         `json:"skip_interrupted,omitempty"`
 	EveryFromCreation bool         `json:"every_from_creation,omitempty"`
+	// Start and End bound the fires (easyjob.Window); absent: no bound.
+	Start *time.Time `json:"start,omitempty"`
+	End   *time.Time `json:"end,omitempty"`
 }
 
 // misfireJSON is the misfire policy: fire_once_now (the default), skip or
@@ -122,6 +127,16 @@ func (p policyJSON) options(tz string) ([]easyjob.Option, error) {
 	if p.EveryFromCreation {
 		opts = append(opts, easyjob.EveryFromCreation())
 	}
+	if p.Start != nil || p.End != nil {
+		var start, end time.Time
+		if p.Start != nil {
+			start = *p.Start
+		}
+		if p.End != nil {
+			end = *p.End
+		}
+		opts = append(opts, easyjob.Window(start, end))
+	}
 	return opts, nil
 }
 
@@ -153,6 +168,12 @@ func policiesOf(o repository.TaskOptions) policyJSON {
 	}
 	if o.Misfire != "" || o.MisfireThreshold > 0 {
 		p.Misfire = &misfireJSON{Policy: string(o.Misfire), Threshold: duration(o.MisfireThreshold), CatchUp: o.CatchUpMax}
+	}
+	if !o.Start.IsZero() {
+		p.Start = &o.Start
+	}
+	if !o.End.IsZero() {
+		p.End = &o.End
 	}
 	return p
 }

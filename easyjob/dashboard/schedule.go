@@ -28,6 +28,7 @@ type scheduleForm struct {
 	Mode string // "new", "edit" or "trigger"
 	// The fields, as the user typed them.
 	Name, Handler, Cron, At, Args, Timezone                string
+	Start, End                                             string // the window, as At
 	Timeout, Retries, Backoff, Misfire, Threshold, CatchUp string
 	Paused, AllowUnknown, SkipInterrupted, EveryFrom       bool
 	Revision                                               int64 // edit: the revision being edited
@@ -45,6 +46,7 @@ func formOf(r *http.Request, mode string) scheduleForm {
 	on := func(k string) bool { return v(k) != "" }
 	return scheduleForm{
 		Mode: mode, Name: v("name"), Handler: v("handler"), Cron: v("cron"), At: v("at"), Args: v("args"), Timezone: v("timezone"),
+		Start: v("start"), End: v("end"),
 		Timeout: v("timeout"), Retries: v("max_retries"), Backoff: v("retry_backoff"),
 		Misfire: v("misfire"), Threshold: v("misfire_threshold"), CatchUp: v("catch_up"),
 		Paused: on("paused"), AllowUnknown: on("allow_unknown"), SkipInterrupted: on("skip_interrupted"), EveryFrom: on("every_from_creation"),
@@ -74,6 +76,12 @@ func formOfTask(t repository.Task) scheduleForm {
 	if o.CatchUpMax > 0 {
 		f.CatchUp = strconv.Itoa(o.CatchUpMax)
 	}
+	if !o.Start.IsZero() {
+		f.Start = o.Start.Format(time.RFC3339)
+	}
+	if !o.End.IsZero() {
+		f.End = o.End.Format(time.RFC3339)
+	}
 	return f
 }
 
@@ -95,6 +103,18 @@ func (f scheduleForm) request() (scheduleJSON, error) {
 			return in, err
 		}
 		in.At = &t
+	}
+	for _, w := range []struct {
+		v    string
+		into **time.Time
+	}{{f.Start, &in.Start}, {f.End, &in.End}} {
+		if v := strings.TrimSpace(w.v); v != "" {
+			t, err := parseAt(v, in.Timezone)
+			if err != nil {
+				return in, err
+			}
+			*w.into = &t
+		}
 	}
 	var err error
 	if in.Timeout, err = formDuration("timeout", f.Timeout); err != nil {

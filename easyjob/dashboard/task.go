@@ -183,10 +183,23 @@ func policies(o repository.TaskOptions) []policy {
 	if o.Recover == repository.RecoverSkip {
 		recoverP = "skip the interrupted fire"
 	}
-	return []policy{
+	out := []policy{
 		{"misfire policy", misfire}, {"misfire threshold", threshold}, {"timeout", timeout},
 		{"retries", retries}, {"on node death", recoverP},
 	}
+	if !o.Start.IsZero() || !o.End.IsZero() {
+		window := "from " + windowEnd(o.Start, "the start") + " until " + windowEnd(o.End, "no end")
+		out = append(out, policy{"window", window})
+	}
+	return out
+}
+
+// windowEnd names one side of a window: its time, or open if zero.
+func windowEnd(t time.Time, open string) string {
+	if t.IsZero() {
+		return open
+	}
+	return t.UTC().Format(time.RFC3339)
 }
 
 // flash says what an action did, after its redirect.

@@ -59,7 +59,7 @@ func At(f Facts, t time.Time) Answer {
 // t is not one of its fires, the last fire before t. Verdict is set only
 // when there is no fire to look up runs for.
 func FireOf(f Facts, t time.Time) Answer {
-	cron, tz, existed := definitionAt(f, t)
+	cron, opts, existed := definitionAt(f, t)
 	if !existed {
 		return Answer{Verdict: fmt.Sprintf("the task did not exist yet: it was created at %s", stamp(f.Task.CreatedAt))}
 	}
@@ -68,11 +68,12 @@ func FireOf(f Facts, t time.Time) Answer {
 		a.Verdict = "the task has no cron of its own: it runs after each success of its parent"
 		return a
 	}
-	s, err := schedule.Parse(cron, tz)
+	s, err := schedule.Parse(cron, opts.Timezone)
 	if err != nil {
 		a.Verdict = fmt.Sprintf("its cron %q does not parse: %v", cron, err)
 		return a
 	}
+	s = s.ForTask(opts, f.Task.CreatedAt)
 	prev, ok := s.Prev(t)
 	switch {
 	case ok && prev.Equal(t):
@@ -85,32 +86,30 @@ func FireOf(f Facts, t time.Time) Answer {
 	return a
 }
 
-// definitionAt is the cron and time zone in force at t: the newest
+// definitionAt is the cron and options in force at t: the newest
 // revision written by then; before the first revision, the code's cron
 // for a registered task (its code's definition is never recorded), and
 // nothing for a schedule created at runtime, which did not exist yet.
-func definitionAt(f Facts, t time.Time) (cron, tz string, existed bool) {
+func definitionAt(f Facts, t time.Time) (cron string, opts repository.TaskOptions, existed bool) {
 	if !f.Task.CreatedAt.IsZero() && t.Before(f.Task.CreatedAt.Truncate(time.Second)) {
-		return "", "", false
+		return "", opts, false
 	}
 	for _, r := range f.Revisions { // newest first
 		if !r.ChangedAt.After(t) {
-			return r.Cron, r.Options.Timezone, true
+			return r.Cron, r.Options, true
 		}
 	}
-	if n := len(f.Revisions); n > 0 {
+	if n := len(f.Revisions); n > 0 && f.Task.Dynamic {
 		first := f.Revisions[n-1]
-		if f.Task.Dynamic && first.Revision == 1 {
-			return "", "", false
+		if first.Revision == 1 {
+			return "", opts, false
 		}
-		if f.Task.Dynamic { // revisions before the oldest kept were not recorded
-			return first.Cron, first.Options.Timezone, true
-		}
+		return first.Cron, first.Options, true // revisions before the oldest kept were not recorded
 	}
 	if f.Task.Dynamic {
-		return f.Task.Cron, f.Task.Options.Timezone, true
+		return f.Task.Cron, f.Task.Options, true
 	}
-	return f.Task.CodeCron, f.Task.Options.Timezone, true
+	return f.Task.CodeCron, f.Task.Options, true
 }
 
 // verdict says what became of fire a.Fire.
@@ -136,7 +135,8 @@ func verdict(f Facts, a Answer, t time.Time) string {
 
 // Ahead is what comes for the task as it stands: its next n fires, or why
 // it fires no more on its own (blocked). stale: no live node registers
-// it; waiting: no live node has its handler.
+// it; waiting: no live node has its handler (the fires listed come once
+// one has: blocked says so too).
 func Ahead(f Facts, stale, waiting bool, n int) (next []time.Time, blocked string) {
 	t := f.Task
 	switch {
@@ -152,21 +152,15 @@ func Ahead(f Facts, stale, waiting bool, n int) (next []time.Time, blocked strin
 	case stale:
 		return nil, "stale: no live node registers it"
 	case waiting:
-		return nil, fmt.Sprintf("waiting: no live node has its handler %q", t.Handler)
+		blocked = fmt.Sprintf("waiting: no live node has its handler %q; the fires below come once one has", t.Handler)
 	case t.Cron == "":
 		return nil, "a chain step: it runs after each success of its parent"
 	}
 	next = []time.Time{t.NextStartTime}
 	if s, err := schedule.Parse(t.Cron, t.Options.Timezone); err == nil {
-		for at := t.NextStartTime; len(next) < n; {
-			nx, ok := s.Next(at)
-			if !ok {
-				break
-			}
-			next, at = append(next, nx), nx
-		}
+		next = append(next, s.ForTask(t.Options, t.CreatedAt).Fires(t.NextStartTime, n-1)...)
 	}
-	return next, ""
+	return next, blocked
 }
 
 // ranVerdict describes the runs of one fire, newest first.

@@ -101,7 +101,7 @@ func TestAhead(t *testing.T) {
 		{"paused", paused, false, false, 0, "paused"},
 		{"finished", done, false, false, 0, "finished"},
 		{"stale", hourly(), true, false, 0, "stale"},
-		{"waiting", hourly(), false, true, 0, "waiting"},
+		{"waiting", hourly(), false, true, 10, "waiting"},
 		{"chain step", child, false, false, 0, "chain step"},
 	} {
 		t.Run(c.name, func(t *testing.T) {

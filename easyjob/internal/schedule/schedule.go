@@ -37,8 +37,11 @@ type Schedule struct {
 	anchor time.Time
 	// at is the one fire of an "@at <time>" schedule (at.go); zero for
 	// any other.
-	at   time.Time
-	memo *tickMemo // shared by the specs of one node with this expr and loc; may be nil
+	at time.Time
+	// start and end bound the fires (Window): none before start or after
+	// end; zero for no bound.
+	start, end time.Time
+	memo       *tickMemo // shared by the specs of one node with this expr and loc; may be nil
 }
 
 // ErrInvalidCron reports an expression or time zone that does not parse,
@@ -152,8 +155,51 @@ func (s Schedule) AnchoredAt(t time.Time) Schedule {
 	return s
 }
 
+// Window returns s with its fires bounded: none before start or after
+// end (zero: no bound). Past end the schedule has no further fire, so a
+// task finishes after its last run.
+func (s Schedule) Window(start, end time.Time) Schedule {
+	s.start, s.end = start, end
+	return s
+}
+
+// ForTask returns s as a task with options o, created at created, fires
+// it: anchored at its creation (EveryFromCreation) and within its window.
+func (s Schedule) ForTask(o repository.TaskOptions, created time.Time) Schedule {
+	if o.EveryFromCreation {
+		s = s.AnchoredAt(created)
+	}
+	return s.Window(o.Start, o.End)
+}
+
 // Next returns the first fire strictly after t, or false when there is none.
 func (s Schedule) Next(t time.Time) (time.Time, bool) {
+	if !s.start.IsZero() && t.Before(s.start) {
+		t = s.start.Add(-time.Nanosecond) // the first fire at or after start
+	}
+	n, ok := s.next(t)
+	if ok && !s.end.IsZero() && n.After(s.end) {
+		return time.Time{}, false
+	}
+	return n, ok
+}
+
+// Fires returns the first n fires strictly after t, fewer when the
+// schedule runs out.
+func (s Schedule) Fires(t time.Time, n int) []time.Time {
+	var out []time.Time
+	for len(out) < n {
+		next, ok := s.Next(t)
+		if !ok {
+			break
+		}
+		out, t = append(out, next), next
+	}
+	return out
+}
+
+// next is Next without the window.
+func (s Schedule) next(t time.Time) (time.Time, bool) {
 	if s.Empty() {
 		return time.Time{}, false
 	}
@@ -275,6 +321,18 @@ func ShareTicks(scheds []*Schedule) {
 
 // Prev returns the last fire at or before t, or false when there is none.
 func (s Schedule) Prev(t time.Time) (time.Time, bool) {
+	if !s.end.IsZero() && t.After(s.end) {
+		t = s.end
+	}
+	p, ok := s.prev(t)
+	if ok && !s.start.IsZero() && p.Before(s.start) {
+		return time.Time{}, false
+	}
+	return p, ok
+}
+
+// prev is Prev without the window.
+func (s Schedule) prev(t time.Time) (time.Time, bool) {
 	if s.Empty() {
 		return time.Time{}, false
 	}

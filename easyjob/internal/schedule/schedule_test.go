@@ -346,3 +346,41 @@ func TestScheduleDomOrDow(t *testing.T) {
 		time.Date(2026, 12, 18, 0, 0, 0, 0, time.UTC), // Friday
 	})
 }
+
+// TestWindow: a window keeps the fires within [start, end]: the first
+// fire at or after start, none after end, and Prev bounded alike.
+func TestWindow(t *testing.T) {
+	s, err := Parse("0 */10 * * * *", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := time.Date(2026, 11, 26, 10, 0, 0, 0, time.UTC)
+	w := s.Window(base.Add(15*time.Minute), base.Add(40*time.Minute))
+	for _, c := range []struct {
+		after time.Time
+		want  time.Time // zero: none
+	}{
+		{base, base.Add(20 * time.Minute)},                       // before start: the first at or after it
+		{base.Add(20 * time.Minute), base.Add(30 * time.Minute)}, // inside
+		{base.Add(30 * time.Minute), base.Add(40 * time.Minute)}, // the end itself is in
+		{base.Add(40 * time.Minute), time.Time{}},                // past the end: done
+	} {
+		got, ok := w.Next(c.after)
+		if ok != !c.want.IsZero() || !got.Equal(c.want) {
+			t.Errorf("Next(%s) = %s, %v; want %s", c.after.Format("15:04"), got.Format("15:04"), ok, c.want.Format("15:04"))
+		}
+	}
+	if fires := w.Fires(base, 10); len(fires) != 3 {
+		t.Errorf("Fires in the window = %v, want 3 (:20, :30, :40)", fires)
+	}
+	if p, ok := w.Prev(base.Add(2 * time.Hour)); !ok || !p.Equal(base.Add(40*time.Minute)) {
+		t.Errorf("Prev after the end = %s, %v; want the last fire in the window", p, ok)
+	}
+	if _, ok := w.Prev(base.Add(16 * time.Minute)); ok {
+		t.Errorf("Prev before the first fire in the window: want none")
+	}
+	start := s.Window(base.Add(15*time.Minute), time.Time{})
+	if n, ok := start.Next(base.Add(5 * time.Hour)); !ok || !n.Equal(base.Add(5*time.Hour+10*time.Minute)) {
+		t.Errorf("open end: Next = %s, %v", n, ok)
+	}
+}

@@ -67,7 +67,8 @@ func (s *Spec) ForRow(t *repository.Task) (*Spec, error) {
 
 // ScheduleOf returns the schedule of row t: the registered one, or the
 // row's own when an operator rescheduled the task; an @every task anchored
-// at its creation (EveryFromCreation) gets its row's grid. A stored cron
+// at its creation (EveryFromCreation) gets its row's grid, and a task with
+// a window (Start, End) its bounds. A stored cron
 // that does not parse (written by another version) yields the registered
 // schedule and the error, so the task keeps firing.
 func (s *Spec) ScheduleOf(t *repository.Task) (*schedule.Schedule, error) {
@@ -80,9 +81,9 @@ func (s *Spec) ScheduleOf(t *repository.Task) (*schedule.Schedule, error) {
 			err = fmt.Errorf("task %q: stored cron %q: %w; using the registered %q", s.Name, t.Cron, perr, s.Cron)
 		}
 	}
-	if s.Opts.EveryFromCreation {
-		anchored := sched.AnchoredAt(t.CreatedAt)
-		sched = &anchored
+	if s.Opts.EveryFromCreation || !s.Opts.Start.IsZero() || !s.Opts.End.IsZero() {
+		bounded := sched.ForTask(s.Opts, t.CreatedAt)
+		sched = &bounded
 	}
 	return sched, err
 }
