@@ -1,7 +1,9 @@
 // Package claim holds the claims a node holds: one Claim per fire it is
 // to run, with its life as a state machine (State), and the Set of the
 // claims held, one per task, with the epoch that voids them all after a
-// silence.
+// silence. The Set also settles a claim's finish (Set.Settle, settle.go):
+// from the written row it decides where the claim ends and which claim,
+// if any, holds the row for its next fire.
 package claim
 
 import (
@@ -74,7 +76,7 @@ type Claim struct {
 //	from \ to   Fired   Finishing   Kept   Released   Fenced   Dropped
 //	Queued      boss    ·           ·      ·          ·        boss, drop, void, shutdown
 //	Fired       ·       worker      ·      ·          ·        worker (silence, start not recorded)
-//	Finishing   ·       ·           settle settle     settle   settle (write failed, stopping)
+//	Finishing   ·       ·           Settle Settle     Settle   Settle (write failed, stopping)
 //	Kept, Released, Fenced, Dropped: final; no transition leaves them.
 //
 // Queued: claimed, in the delay queue until its fire time (a child of a
@@ -86,7 +88,8 @@ type Claim struct {
 // Fenced: the write found the claim lost (a peer recovered the task).
 // Dropped: forgotten without a finish of its own (a silence, shutdown,
 // a start record that failed); reconcile releases the row if it is
-// still this node's.
+// still this node's. Every move out of Finishing is Set.Settle's, from
+// the written row.
 //
 // Beside its state, a successor (a claim queued before the finish that
 // makes it is written, see Successor) is confirmed or void: a void claim
@@ -167,10 +170,10 @@ func (c *Claim) AfterSettle(fn func()) bool {
 	return true
 }
 
-// Settle ends a Finishing claim in the final state to (Kept, Released,
+// settle ends a Finishing claim in the final state to (Kept, Released,
 // Fenced or Dropped) and runs what waited for that. It reports false,
 // and does nothing, when the claim was not Finishing.
-func (c *Claim) Settle(to State) bool {
+func (c *Claim) settle(to State) bool {
 	c.mu.Lock()
 	if c.current() != Finishing || !to.Final() || !c.toLocked(to) {
 		c.mu.Unlock()
@@ -386,72 +389,3 @@ func (c *Claim) StartFailed() bool {
 func (c *Claim) String() string {
 	return fmt.Sprintf("%s@%s v%d (%s)", c.Task.Name, c.Task.NextStartTime.Format(time.RFC3339Nano), c.Task.Version, c.State())
 }
-
-// A kept claim's next fire does not wait for the database. When a job
-// ends and its finish keeps the claim, the node knows the row the finish
-// will write: same task, node and status, version+1, the next fire it
-// planned. It queues that claim (the successor) at once, before the
-// finish is written, so a next fire that is already due (a start-up or an
-// outage being caught up) or that falls before a slow finish returns
-// fires on time instead of after the write.
-//
-// The finish confirms the successor: the written row must be exactly the
-// one predicted. It differs when an operator acted during the run (pause,
-// trigger, reschedule) or the claim was lost; then the successor is void:
-// it never fires if it has not yet, its job's context is cancelled if it
-// has, and its writes are fenced (its run is recorded 'fenced', not
-// applied). Until confirmed, the successor's own writes (start record,
-// finish) wait for the confirmation, so they never race the finish they
-// depend on. Only a confirmed claim gets a successor: at most one finish
-// per task is ahead of its fires.
-
-// Successor returns the claim of the next fire that c's finish f keeps,
-// linked to c, or nil when none may be queued ahead of the write: c must
-// be confirmed (not a successor still waiting, not void), of the current
-// epoch, without children (a chain's next run reads its history), and
-// not settled yet.
-func (c *Claim) Successor(f repository.Finish, localAt time.Time, epoch int64) *Claim {
-	if !f.Keep || len(c.Spec.Children) > 0 || c.pred.Load() != nil || c.Epoch != epoch {
-		return nil
-	}
-	t := c.Task
-	t.Version++
-	t.NextStartTime = f.Next
-	t.Attempt = f.NextAttempt
-	t.Status = repository.TaskDoing
-	t.FireKind, t.FireArgs = "", "" // a kept claim's next fire is the cron's (a finish that keeps clears both)
-	next := newClaim(t, c.Spec, localAt, c.Epoch)
-	next.Sched = c.Sched // same row, same cron: no need to work it out again
-	next.pred.Store(c)
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.void.Load() || c.current().Final() {
-		return nil
-	}
-	c.next = next
-	return next
-}
-
-// Pred is the predecessor whose finish must confirm c, or nil once
-// confirmed (or for a claim the database gave).
-func (c *Claim) Pred() *Claim { return c.pred.Load() }
-
-// Queued returns the successor queued for c's next fire, if any.
-func (c *Claim) Queued() *Claim {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.next
-}
-
-// Predicts reports whether t, the row c's predecessor's finish wrote, is
-// the row c was built from: the claim and its next fire are as planned.
-func (c *Claim) Predicts(t repository.Task) bool {
-	p := c.Task
-	return t.ID == p.ID && t.Version == p.Version && t.NodeID == p.NodeID && t.Status == repository.TaskDoing &&
-		t.NextStartTime.Equal(p.NextStartTime.Truncate(storePrecision)) && t.Attempt == p.Attempt && t.Cron == p.Cron &&
-		t.Revision == p.Revision
-}
-
-// storePrecision is the precision of times in the store: PostgreSQL keeps
-// microseconds, and the driver truncates.
-const storePrecision = time.Microsecond

@@ -87,7 +87,7 @@ func TestSettleOnlyFromFinishing(t *testing.T) {
 			if waited == from.Final() {
 				t.Errorf("%s: AfterSettle waited = %v", from, waited)
 			}
-			ok := c.Settle(to)
+			ok := c.settle(to)
 			if want := from == Finishing && to.Final(); ok != want {
 				t.Errorf("Settle(%s) from %s = %v, want %v", to, from, ok, want)
 			}
@@ -112,9 +112,7 @@ func TestFireOnce(t *testing.T) {
 	dropped := New(repository.Task{ID: 2}, c.Spec, time.Time{}, 0)
 	s.Add(dropped)
 	s.Drop(dropped)
-	void := New(repository.Task{ID: 3}, c.Spec, time.Time{}, 0)
-	s.Add(void)
-	s.VoidClaim(void)
+	void := voidSuccessor(t, s, 3)
 	stale := New(repository.Task{ID: 4}, c.Spec, time.Time{}, s.Epoch())
 	s.Add(stale)
 	s.VoidAll()
@@ -130,15 +128,12 @@ func TestFireOnce(t *testing.T) {
 
 // TestSuccessorConfirmedOrVoid: a successor fires while its predecessor
 // is held; the predecessor's settle releases its waiters and the link;
-// voiding it fences its writes.
+// a void successor's writes are fenced.
 func TestSuccessorConfirmedOrVoid(t *testing.T) {
 	s := NewSet()
-	c := claimIn(t, Queued)
-	s.Add(c)
-	s.Fire([]*Claim{c})
-	c.To(Finishing)
+	c := finishing(t, s, 1)
 	next := c.Successor(repository.Finish{Keep: true, Next: time.Unix(100, 0), NextAttempt: 1}, time.Unix(100, 0), s.Epoch())
-	if next == nil || next.Pred() != c || c.Queued() != next {
+	if next == nil || next.Pred() != c || c.queued() != next {
 		t.Fatalf("successor %v of %v", next, c)
 	}
 	if next.Task.Version != c.Task.Version+1 || next.Task.Status != repository.TaskDoing {
@@ -152,8 +147,8 @@ func TestSuccessorConfirmedOrVoid(t *testing.T) {
 	}
 	var waited atomic.Bool
 	next.Pred().AfterSettle(func() { waited.Store(true) })
-	if !s.Renew(c, next, func() bool { return true }) || !c.Settle(Kept) {
-		t.Fatal("renew and settle refused")
+	if st := s.Settle(c, repository.FinishResult{Task: next.Task}, keepIn(s)); st.End != Kept || st.Queue != nil || c.State() != Kept {
+		t.Fatalf("settle of a predicted row: %+v, claim %s", st, c.State())
 	}
 	if !waited.Load() || next.Pred() != nil {
 		t.Fatal("settle did not run the waiter or keep the link")
@@ -161,7 +156,8 @@ func TestSuccessorConfirmedOrVoid(t *testing.T) {
 	if h, _ := s.Held(c.Task.ID); h != next {
 		t.Fatal("the successor is not held")
 	}
-	if fired := s.VoidClaim(next); fired || next.Fence().Version != voidVersion || s.Valid(next) {
+	void := voidSuccessor(t, s, 2)
+	if void.Fence().Version != voidVersion || s.Valid(void) {
 		t.Fatal("a void successor keeps its fence or may fire")
 	}
 }
@@ -179,9 +175,16 @@ func TestRunCancelledWhenVoidOrStartFailed(t *testing.T) {
 	if _, appendRun, err := c.Recorded(nil, nil); appendRun || err == nil {
 		t.Fatal("Recorded after a failed start: want its error")
 	}
-	d := claimIn(t, Fired)
+	// Voided after the boss fired it, before its job got a worker.
 	s := NewSet()
-	s.VoidClaim(d)
+	p := finishing(t, s, 2)
+	d := p.Successor(repository.Finish{Keep: true, Next: time.Unix(100, 0), NextAttempt: 1}, time.Time{}, s.Epoch())
+	if fired, _ := s.Fire([]*Claim{d}); len(fired) != 1 {
+		t.Fatal("the successor did not fire")
+	}
+	if st := s.Settle(p, repository.FinishResult{Err: repository.ErrClaimLost}, keepIn(s)); st.Cancelled != d || !d.Void() {
+		t.Fatalf("a fired successor of a fenced finish: %+v", st)
+	}
 	ctx, cancel = context.WithCancel(context.Background())
 	d.Run(cancel)
 	if ctx.Err() == nil {
@@ -194,18 +197,20 @@ func TestRunCancelledWhenVoidOrStartFailed(t *testing.T) {
 }
 
 // TestConcurrentFireDropVoid races the boss's fire, a silence's drop and
-// a settle's void on many claims: each claim ends fired or not, never
-// both, and a fired one is never in Dropped from the drop.
+// a settle's void on many successors: each ends fired or not, never both;
+// a fired one is never in Dropped from the drop; and a settle that voids
+// a successor reports it cancelled whenever it had fired (Fire and Settle
+// take the set's lock, so it never fires after).
 func TestConcurrentFireDropVoid(t *testing.T) {
 	const n = 2000
 	s := NewSet()
-	sp := &spec.Spec{Name: "t"}
+	ps := make([]*Claim, n)
 	cs := make([]*Claim, n)
 	for i := range cs {
-		cs[i] = New(repository.Task{ID: repository.TaskID(i + 1)}, sp, time.Time{}, 0)
-		s.Add(cs[i])
+		ps[i] = finishing(t, s, repository.TaskID(i+1))
+		cs[i] = ps[i].Successor(repository.Finish{Keep: true, Next: time.Unix(100, 0), NextAttempt: 1}, time.Time{}, s.Epoch())
 	}
-	var fired [n]atomic.Bool
+	var fired, cancelled [n]atomic.Bool
 	var wg sync.WaitGroup
 	wg.Go(func() {
 		for i := range cs {
@@ -221,7 +226,9 @@ func TestConcurrentFireDropVoid(t *testing.T) {
 	})
 	wg.Go(func() {
 		for i := 0; i < len(cs); i += 3 {
-			s.VoidClaim(cs[i])
+			if st := s.Settle(ps[i], repository.FinishResult{Err: repository.ErrClaimLost}, keepIn(s)); st.Cancelled != nil {
+				cancelled[i].Store(true)
+			}
 		}
 	})
 	wg.Wait()
@@ -232,6 +239,11 @@ func TestConcurrentFireDropVoid(t *testing.T) {
 			t.Fatalf("claim %d fired, now %s", i, st)
 		case !fired[i].Load() && st == Fired:
 			t.Fatalf("claim %d in Fired without firing", i)
+		case i%3 != 0:
+		case fired[i].Load() && !cancelled[i].Load():
+			t.Fatalf("claim %d fired, and its voiding did not cancel it", i)
+		case cancelled[i].Load() && !fired[i].Load() && st != Dropped:
+			t.Fatalf("claim %d cancelled without firing or being dropped, now %s", i, st)
 		}
 	}
 }

@@ -58,7 +58,7 @@ func (s *Set) Add(c *Claim) {
 
 // Drop ends the given claims that have not begun their finish (Queued or
 // Fired: they go to Dropped), forgets those still held and returns the
-// fences of all of them, for a release (Forget).
+// fences of all of them, for a release (forget).
 func (s *Set) Drop(cs ...*Claim) []repository.Claim {
 	for _, c := range cs {
 		c.mu.Lock()
@@ -67,15 +67,15 @@ func (s *Set) Drop(cs ...*Claim) []repository.Claim {
 		}
 		c.mu.Unlock()
 	}
-	return s.Forget(cs...)
+	return s.forget(cs...)
 }
 
-// Forget forgets the given claims (those still held) and returns their
+// forget forgets the given claims (those still held) and returns their
 // fences, for a release; their states are their finish's to set. A
 // successor not yet confirmed, or void, is voided instead and has no
 // fence to release: its row is its predecessor's, which that finish's
 // settling releases or keeps.
-func (s *Set) Forget(cs ...*Claim) []repository.Claim {
+func (s *Set) forget(cs ...*Claim) []repository.Claim {
 	fences := make([]repository.Claim, 0, len(cs))
 	s.mu.Lock()
 	for _, c := range cs {
@@ -133,34 +133,6 @@ func (s *Set) Valid(c *Claim) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.validLocked(c)
-}
-
-// VoidClaim makes c void (it will not fire) and reports whether it had
-// fired already (its job must then be cancelled).
-func (s *Set) VoidClaim(c *Claim) (fired bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.markVoidLocked()
-}
-
-// Renew replaces c by next, the claim a finish kept for the task's next
-// fire, when c is still held, next is not void and keep (called under the
-// set's lock) agrees; otherwise it forgets c. It reports whether next is
-// held.
-func (s *Set) Renew(c, next *Claim, keep func() bool) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.held[c.Task.ID] != c {
-		return false
-	}
-	if !next.Void() && keep() {
-		s.held[c.Task.ID] = next
-		return true
-	}
-	delete(s.held, c.Task.ID)
-	return false
 }
 
 // Len is how many claims are held.

@@ -55,7 +55,7 @@ func BenchmarkNodeBurst(b *testing.B) {
 			}
 			ctx := b.Context()
 			n.bg = ctx
-			n.pool = dispatch.NewPool(context.WithoutCancel(ctx), n.cfg.Workers, n.execute) // as run makes it
+			n.pool = dispatch.NewPool(context.WithoutCancel(ctx), n.cfg.Workers, n.run) // as Run makes it
 			defer func() { n.pool.Close(); n.pool.WaitWorkers() }()
 			due := make([]*claim.Claim, burst)
 			b.ResetTimer()

@@ -23,10 +23,6 @@ import (
 // is recorded when the database answers, and its finish leaves the fire
 // due, so the next run of it (here or on a peer) resumes the steps left.
 func (n *Node) executeChain(ctx context.Context, c *claim.Claim) {
-	if !n.mayStart(ctx, c) {
-		n.giveUp(c, "silence since the claim")
-		return
-	}
 	prior, err := n.priorChain(c)
 	if err != nil {
 		// The node stops with the database away: whether an earlier run

@@ -1,7 +1,6 @@
 package node
 
 import (
-	"errors"
 	"time"
 
 	"github.com/easyjob-go/easyjob/easyjob/internal/claim"
@@ -151,66 +150,33 @@ func (l *laterFinish) done(f repository.Finish, res repository.FinishResult) {
 	}
 }
 
-// settle applies the written finish f of claim c: a claim the write kept
-// is held again for its next fire (its successor, when the row is the one
-// predicted; else a claim of the written row, queued now); any other is
-// forgotten, and a successor not confirmed is void. It runs under the
-// claim gate, which the completer holds from before the statement until
-// its results are settled: reconcile must not compare the row with the
-// claim set between the write and the renewal below, or it would release
-// a claim this node still holds.
+// settle applies the result res of claim c's written finish f: the claim
+// set settles c (claim.Set.Settle: where it ends, which claim holds the
+// row now, which successor is void) and the node does what that leaves to
+// it. It runs under the claim gate, which the completer holds from before
+// the statement until its results are settled.
 func (n *Node) settle(c *claim.Claim, f repository.Finish, epoch int64, res repository.FinishResult) {
 	n.counts.add(time.Now())
-	succ := c.Queued()
-	end := claim.Released
-	// Last: the successor's writes and those of anything else waiting for
-	// this finish go once c is held again or forgotten.
-	defer func() { c.Settle(end) }()
-	switch {
-	case errors.Is(res.Err, repository.ErrClaimLost):
-		// Fenced, or a retry of a finish whose first reply was lost: then
-		// the row may still name this node, which reconcile sorts out.
-		end = claim.Fenced
+	st := n.claims.Settle(c, res, claim.Keep{Node: n.id(), Epoch: epoch, ToLocal: n.toLocal, Stopping: n.stopping.Load})
+	switch st.End {
+	case claim.Fenced:
 		n.dirty.Store(true)
 		n.stats.fenced.Add(1)
-		n.claims.Forget(c)
 		n.log.Warn().Str("task", c.Task.Name).Msg("easyjob: finish fenced: the claim was lost while running; result recorded, not applied")
-	case res.Err != nil:
-		end = claim.Dropped
+	case claim.Dropped:
 		n.dirty.Store(true)
-		n.claims.Forget(c)
 		n.log.Error().Err(res.Err).Str("task", c.Task.Name).Msg("easyjob: finish not written")
-	case res.Task.Status == repository.TaskDoing && res.Task.NodeID == n.id():
-		next := succ
-		if next == nil || !next.Predicts(res.Task) || (!next.HasFired() && next.Epoch != epoch) {
-			next = claim.New(res.Task, c.Spec, n.toLocal(res.Task.NextStartTime), epoch)
+	case claim.Kept:
+		if st.Queue != nil {
+			n.queue.Push(st.Queue)
 		}
-		// A live view that changed during the write does not undo the keep:
-		// the claim is ours and fires once more here; the next finish hands
-		// it over in its own statement. Releasing it now would cost one
-		// statement per task just when nodes join (a release storm). A
-		// successor that already fired is held whatever happened since
-		// (stopping, a silence): its fire ran, so its finish must be written
-		// like that of any running job, or the row would offer that fire
-		// again.
+	case claim.Released:
 		switch {
-		case n.claims.Renew(c, next, func() bool {
-			return next.HasFired() || (n.claims.Epoch() == epoch && !n.stopping.Load())
-		}):
-			end = claim.Kept
-			if next != succ {
-				n.queue.Push(next)
-			} else {
-				succ = nil // confirmed
-			}
-		case n.stopping.Load():
+		case st.Unheld && n.stopping.Load():
 			// Shutdown releases every row still claimed in one statement
 			// once the jobs are done (releaseHeld).
-		default:
+		case st.Unheld:
 			n.release(n.bg, "kept after the node dropped its claims", []repository.Claim{res.Task.Claim()})
-		}
-	default:
-		switch {
 		case f.Handoff && res.Task.Status == repository.TaskPending:
 			n.stats.handedOff.Add(1)
 			n.watchHandover(res.Task, c.Spec)
@@ -222,10 +188,11 @@ func (n *Node) settle(c *claim.Claim, f repository.Finish, epoch int64, res repo
 			// which an idle node spaces out to the fetch window.
 			n.poke()
 		}
-		n.claims.Forget(c)
 	}
-	if succ != nil {
-		n.voidSuccessor(succ)
+	if x := st.Cancelled; x != nil {
+		n.stats.voided.Add(1)
+		n.log.Warn().Str("task", x.Task.Name).Time("scheduled", x.Task.NextStartTime).
+			Msg("easyjob: a next fire started before its claim was confirmed, and the finish before it did not keep the claim as planned (an operator action during the run, or the claim lost); its job is cancelled and its run recorded as fenced")
 	}
 	if n.hooks != nil {
 		n.hooks.FireFinished.send(res)
@@ -246,13 +213,13 @@ func (n *Node) speculate(c *claim.Claim, f repository.Finish) {
 	}
 }
 
-// voidSuccessor voids x, a successor its predecessor's finish did not
-// confirm; a job it already started is cancelled (its finish is fenced).
-func (n *Node) voidSuccessor(x *claim.Claim) {
-	if n.claims.VoidClaim(x) {
-		x.Stop()
-		n.stats.voided.Add(1)
-		n.log.Warn().Str("task", x.Task.Name).Time("scheduled", x.Task.NextStartTime).
-			Msg("easyjob: a next fire started before its claim was confirmed, and the finish before it did not keep the claim as planned (an operator action during the run, or the claim lost); its job is cancelled and its run recorded as fenced")
+// drop forgets fired claim c, whose run could not be recorded (the claim
+// lost, or the database away), and rolls back tx, the run's transaction
+// (nil: none). Nothing is written: reconcile releases the row if it is
+// still this node's.
+func (n *Node) drop(c *claim.Claim, tx repository.FinishTx) {
+	if tx != nil {
+		_ = tx.Rollback() // a rollback that fails has nothing left to undo: the connection is gone, and the transaction with it
 	}
+	n.claims.Drop(c)
 }

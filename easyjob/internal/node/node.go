@@ -25,8 +25,9 @@ import (
 // claim (internal/claim) from the delay queue into the worker pool
 // (internal/dispatch); worker.go runs it (and chain.go its children) and
 // hands its finish over (finish.go), which the completer writes in a
-// batch (completer.go) and finish.go settles: the written row confirms
-// the claim's next fire, or ends it.
+// batch (completer.go); the claim set settles it (internal/claim:
+// Set.Settle: the written row confirms the claim's next fire, or ends
+// it) and finish.go acts on that.
 type Node struct {
 	cfg   Config
 	store repository.Runtime

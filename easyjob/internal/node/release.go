@@ -12,7 +12,7 @@ import (
 // release puts claims back to pending, each fenced, so peers can take
 // them. It is the one way this node gives up claims; a failure is not
 // fatal (reconcile or recovery returns them later) but makes reconcile run
-// soon. Callers forget held claims first (claimSet.drop).
+// soon. Callers forget held claims first (claim.Set.Drop).
 func (n *Node) release(ctx context.Context, why string, fences []repository.Claim) {
 	if len(fences) == 0 {
 		return
@@ -33,17 +33,6 @@ func (n *Node) release(ctx context.Context, why string, fences []repository.Clai
 func (n *Node) giveUp(c *claim.Claim, why string) {
 	n.pool.Done(c)
 	n.release(n.bg, why, n.claims.Drop(c))
-}
-
-// drop forgets fired claim c, whose run could not be recorded (the claim
-// lost, or the database away), and rolls back tx, the run's transaction
-// (nil: none). Nothing is written: reconcile releases the row if it is
-// still this node's.
-func (n *Node) drop(c *claim.Claim, tx repository.FinishTx) {
-	if tx != nil {
-		_ = tx.Rollback() // a rollback that fails has nothing left to undo: the connection is gone, and the transaction with it
-	}
-	n.claims.Drop(c)
 }
 
 // fencesOf returns the fences of claimed rows.

@@ -13,10 +13,15 @@ import (
 	"github.com/easyjob-go/easyjob/repository"
 )
 
-// run is the pool's work for one fired claim: the run its task's shape
-// calls for. A plain task runs its job (execute); a task with children
-// runs its chain (executeChain, chain.go).
+// run is the pool's work for one fired claim: the last check before user
+// code (mayStart), then the run its task's shape calls for. A plain task
+// runs its job (execute); a task with children runs its chain
+// (executeChain, chain.go).
 func (n *Node) run(ctx context.Context, c *claim.Claim) {
+	if !n.mayStart(ctx, c) {
+		n.giveUp(c, "silence since the claim")
+		return
+	}
 	if len(c.Spec.Children) > 0 {
 		n.executeChain(ctx, c)
 		return
@@ -24,19 +29,15 @@ func (n *Node) run(ctx context.Context, c *claim.Claim) {
 	n.execute(ctx, c)
 }
 
-// execute runs one fired claim on its own goroutine, top to bottom: check
-// the fence, call the job, free the worker slot, then hand over the
-// finish, one fenced write that may keep the claim for the next fire,
-// without waiting for it.
+// execute runs one fired claim that may start (run) on its own
+// goroutine, top to bottom: call the job, free the worker slot, then hand
+// over the finish, one fenced write that may keep the claim for the next
+// fire, without waiting for it.
 //
 // The worker frees the slot when execute returns, and then runs the next
 // waiting fire itself. execute frees it earlier only where it would hold
-// it while waiting: on a write (a release, a start record).
+// it while waiting: on a write (a start record).
 func (n *Node) execute(ctx context.Context, c *claim.Claim) {
-	if !n.mayStart(ctx, c) {
-		n.giveUp(c, "silence since the claim")
-		return
-	}
 	o, _, endRun := n.runFire(ctx, c, c.Skips(), false)
 	exec, appendRun, err := c.Recorded(n.bg.Done(), n.pool) // the slot is for running jobs, not for waiting on writes
 	endRun(observe.RunResult{Status: o.status, Err: o.err})
