@@ -110,3 +110,54 @@ func TestLongRunRecordedWhileRunning(t *testing.T) {
 		return false
 	})
 }
+
+// stealSpy gives the claim of the first start record back before
+// writing it, as a peer's takeover would: that start finds the claim lost.
+type stealSpy struct {
+	*memory.Store
+	once sync.Once
+}
+
+func (s *stealSpy) StartExecutions(ctx context.Context, reqs []repository.ExecStart) ([]repository.StartResult, error) {
+	var err error
+	s.once.Do(func() { _, err = s.Release(ctx, []repository.Claim{reqs[0].Claim}) })
+	if err != nil {
+		return nil, err
+	}
+	return s.Store.StartExecutions(ctx, reqs)
+}
+
+// A long run whose start record finds the claim lost has its job's
+// context cancelled, and its run still in the history, as fenced: a run
+// that began is never missing from it.
+func TestLostStartRecordedFenced(t *testing.T) {
+	t.Parallel()
+	spy := &stealSpy{Store: memory.New()}
+	cancelled := make(chan struct{})
+	var once sync.Once
+	start(t, fastConfig(spy, "lost"), func(s *Scheduler) {
+		if err := s.Register("long", "* * * * * *", func(ctx context.Context) error {
+			ran := false
+			once.Do(func() {
+				ran = true
+				<-ctx.Done()
+				close(cancelled)
+			})
+			if ran {
+				return ctx.Err()
+			}
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+	})
+	select {
+	case <-cancelled:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the job whose claim was lost was not cancelled")
+	}
+	waitFor(t, 10*time.Second, "the cancelled run recorded as fenced", func() bool {
+		xs, err := spy.History(t.Context(), "lost", "long", repository.HistoryFilter{Status: repository.ExecFenced})
+		return err == nil && len(xs) == 1 && xs[0].Error == context.Canceled.Error()
+	})
+}

@@ -70,7 +70,7 @@ func (s *Store) appendLocked(f repository.Finish, status repository.ExecStatus, 
 	r := f.Run
 	args := repository.RecordedArgs(r.Args)
 	for _, id := range s.execsByTask[f.Claim.ID] {
-		if x := s.execs[id]; x.Status != repository.ExecFenced && x.NodeID == f.Claim.NodeID &&
+		if x := s.execs[id]; sameRunRow(x, f, status) && x.NodeID == f.Claim.NodeID &&
 			x.ScheduledAt.Equal(norm(r.ScheduledAt)) && x.Attempt == max(r.Attempt, 1) {
 			if x.Status == repository.ExecRunning || x.Status == repository.ExecAbandoned {
 				if x.Args == "" {
@@ -92,6 +92,24 @@ func (s *Store) appendLocked(f repository.Finish, status repository.ExecStatus, 
 	s.execs[x.ID] = x
 	s.execsByTask[f.Claim.ID] = append(s.execsByTask[f.Claim.ID], x.ID)
 	return x
+}
+
+// sameRunRow reports whether row x, at the start key of finish f's run,
+// is that run's (appendLocked): for a held finish any row but a fenced
+// one (its start record, or the row of a retried finish); for a fenced
+// finish an open row (its start record), a fenced one, or a closed one
+// that started when f's run did (a retry). A row this node closed under
+// a later claim of the same fire, started at another time, is another
+// run, and the fenced one is recorded beside it.
+func sameRunRow(x *repository.Execution, f repository.Finish, status repository.ExecStatus) bool {
+	if status != repository.ExecFenced {
+		return x.Status != repository.ExecFenced
+	}
+	switch x.Status {
+	case repository.ExecRunning, repository.ExecAbandoned, repository.ExecFenced:
+		return true
+	}
+	return f.Started.IsZero() || x.StartedAt.Equal(norm(f.Started))
 }
 
 // Finish applies fs as one batch, each entry with its own fence.

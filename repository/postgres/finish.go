@@ -137,7 +137,8 @@ a AS (
   WHERE l.run AND l.exec_id = 0 AND NOT EXISTS (
     SELECT 1 FROM easyjob_executions o
     WHERE o.task_id = l.id AND o.node_id = l.node_id AND o.scheduled_at = l.scheduled AND o.attempt = greatest(l.run_attempt, 1)
-      AND o.status <> 'fenced')
+      AND CASE WHEN l.held THEN o.status <> 'fenced'
+        ELSE o.status IN ('running', 'abandoned', 'fenced') OR l.started_us = 0 OR o.started_at = ` + measuredStart + ` END)
   RETURNING id
 ),
 r AS (
@@ -160,6 +161,14 @@ n AS (
   ) g
 )
 SELECT u.ord, %s FROM u WHERE (SELECT count(*) FROM n) >= 0`
+
+// The append (a) of a run without a start record skips a row of its
+// start key that is the run's own: for a held finish any row not fenced
+// (a retried finish whose first reply was lost); for a fenced one an open
+// row (r closes it), a fenced row, or a closed one that started when this
+// run did (the retry again). A row this node closed under a later claim
+// of the same fire, which started at another time, is another run: the
+// fenced one is recorded beside it, so the history keeps every run.
 
 // finishQuery is finishSQL as sent (queryEach).
 var finishQuery = dollarPlaceholders(fmt.Sprintf(finishSQL, taskCols("t"), taskCols("u")))

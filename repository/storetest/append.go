@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"errors"
 	"time"
 
 	"github.com/easyjob-go/easyjob/repository"
@@ -67,6 +68,40 @@ func testFinishAppendsFenced(e *env) {
 	xs := e.history("job", repository.HistoryFilter{})
 	if len(xs) != 1 || xs[0].Status != repository.ExecFenced || xs[0].NodeID != node.ID {
 		e.t.Fatalf("history = %+v, want one fenced row of node %d", xs, node.ID)
+	}
+	e.finish(appended(held, repository.ExecSucceeded, time.Millisecond)) // the same finish again (a reply lost)
+	if xs := e.history("job", repository.HistoryFilter{}); len(xs) != 1 {
+		e.t.Fatalf("a retried fenced finish: history = %+v, want its one fenced row", xs)
+	}
+
+	// The same node claims the fire again and runs it before the lost
+	// claim's finish arrives: both runs happened, both are recorded.
+	t2 := e.claimed("twice", node.ID)
+	if _, err := e.s.Release(e.ctx, []repository.Claim{t2.Claim()}); err != nil {
+		e.t.Fatal(err)
+	}
+	t3 := e.claim(node.ID, e.task("twice"))[0]
+	if !t3.NextStartTime.Equal(t2.NextStartTime) {
+		e.t.Fatalf("re-claimed fire %v, want the released one %v", t3.NextStartTime, t2.NextStartTime)
+	}
+	second := appended(t3, repository.ExecSucceeded, time.Millisecond)
+	second.Started = e.now().Add(-time.Millisecond)
+	if r := e.finish(second)[0]; r.Err != nil {
+		e.t.Fatal(r.Err)
+	}
+	first := appended(t2, repository.ExecFailed, time.Millisecond)
+	first.Started = second.Started.Add(-time.Second)
+	for range 2 { // the second time a retry: no second fenced row
+		if r := e.finish(first)[0]; !errors.Is(r.Err, repository.ErrClaimLost) {
+			e.t.Fatalf("the first claim's late finish: %v, want ErrClaimLost", r.Err)
+		}
+	}
+	got := map[repository.ExecStatus]int{}
+	for _, x := range e.history("twice", repository.HistoryFilter{}) {
+		got[x.Status]++
+	}
+	if got[repository.ExecSucceeded] != 1 || got[repository.ExecFenced] != 1 || len(got) != 2 {
+		e.t.Errorf("runs of one fire by one node, the first fenced: %v, want one succeeded and one fenced", got)
 	}
 }
 

@@ -22,6 +22,9 @@ func (n *Node) outcome(c *claim.Claim, execID int64, status repository.ExecStatu
 	}
 	attempt := max(c.Task.Attempt, 1)
 	switch {
+	case c.StartFailed():
+		// The start record found the claim lost: the finish records the
+		// run, fenced, and plans nothing (a successor would be void).
 	case status != repository.ExecSucceeded && status != repository.ExecSkipped && c.Task.Attempt <= c.Spec.Opts.MaxRetries:
 		// A retry is a pending fire any node may claim, so the claim is not kept.
 		f.Next = n.dbNow().Add(schedule.Backoff(attempt, c.Spec.Opts.RetryBackoff, maxRetryBackoff))

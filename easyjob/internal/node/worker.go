@@ -42,7 +42,16 @@ func (n *Node) execute(ctx context.Context, c *claim.Claim) {
 	exec, appendRun, err := c.Recorded(n.bg.Done(), n.pool) // the slot is for running jobs, not for waiting on writes
 	endRun(observe.RunResult{Status: o.status, Err: o.err})
 	if err != nil {
-		// Not recorded (claim lost or database away): nothing to finish;
+		if errors.Is(err, repository.ErrClaimLost) && o.status != repository.ExecSkipped && o.tx == nil {
+			// The job began under a claim a peer has taken since: the
+			// history keeps the run, as fenced, written by a finish that
+			// the lost claim's fence refuses (outcome keeps nothing).
+			o.appendRun = true
+			n.finishFired(c, o)
+			return
+		}
+		// Not recorded (the database away, or a run that did not begin,
+		// or one whose transaction rolls back): nothing to finish;
 		// reconcile releases the row if it is still ours.
 		n.drop(c, o.tx)
 		return
