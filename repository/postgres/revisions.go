@@ -26,6 +26,20 @@ func revisionSQL(from string) string {
     actor = excluded.actor, via = excluded.via, origin = excluded.origin, changed_at = excluded.changed_at`
 }
 
+// newRevisionsSQL records revision 1 of each task row a creation wrote
+// (the CTE from, its arguments as jsonb in args), as revisionSQL does, by
+// the same three ?. A created row has no revision yet (a revived
+// tombstone's former ones are deleted first), so a plain insert does:
+// arbitrating a conflict that cannot happen would cost an index probe
+// and a WAL record per row.
+func newRevisionsSQL(from, args string) string {
+	return `INSERT INTO easyjob_task_revisions
+    (task_id, revision, handler, cron, args, options, actor, via, origin, changed_at)
+  SELECT ` + from + `.id, ` + from + `.revision, ` + from + `.handler, ` + from + `.cron, ` + args + `, ` +
+		from + `.options, ?::text, ?::text, ?::text, now()
+  FROM ` + from
+}
+
 // revisionActor binds the actor of revisionSQL: the audit entry's ctx
 // carries, empty without one.
 func revisionActor(ctx context.Context) []any {

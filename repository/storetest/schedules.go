@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"time"
 
 	"github.com/easyjob-go/easyjob/repository"
@@ -18,6 +19,10 @@ var scheduleCases = []testCase{
 	{"CreateBatch", testCreateBatch},
 	{"CreateTakenName", testCreateTaken},
 	{"CreateRevivesRemoved", testCreateRevives},
+	{"CreateOptionSets", testCreateOptionSets},
+	{"CreateTakenLate", testCreateTakenLate},
+	{"CreateRevivesInBatch", testCreateRevivesInBatch},
+	{"CreateRacesForAName", testCreateRace},
 	{"UpdatePending", testUpdatePending},
 	{"UpdateDoing", testUpdateDoing},
 	{"UpdateNotDynamic", testUpdateNotDynamic},
@@ -599,4 +604,130 @@ func testSchedulesNeverStale(e *env) {
 	// A live node that registers only "elsewhere": reg is stale, s is not.
 	e.beat(e.node("n"), e.publish("elsewhere"), false)
 	e.wantNames("stale in the views", e.stale(), "reg")
+}
+
+// A batch of several option sets, interleaved: each row takes its own,
+// as returned and as stored.
+func testCreateOptionSets(e *env) {
+	n := e.now()
+	sets := []repository.TaskOptions{
+		{}, {Timezone: "Europe/Paris", MaxRetries: 3, Timeout: time.Minute},
+		{Misfire: repository.MisfireSkip, RetryBackoff: time.Second, EveryFromCreation: true},
+	}
+	var defs []repository.ScheduleDef
+	for i := range 30 {
+		d := sched(fmt.Sprintf("o-%02d", i), "m", n.Add(time.Hour))
+		d.Options = sets[i%len(sets)]
+		defs = append(defs, d)
+	}
+	for i, t := range e.create(defs...) { // which compares each row with the stored one
+		if t.Options != defs[i].Options {
+			e.t.Errorf("options of %s = %+v, want %+v", t.Name, t.Options, defs[i].Options)
+		}
+	}
+}
+
+// A taken name at the end of a large batch fails it as a whole: none of
+// the free names before it is written, audited or versioned.
+func testCreateTakenLate(e *env) {
+	n := e.now()
+	e.create(sched("existing", "m", n))
+	var defs []repository.ScheduleDef
+	for i := range 300 {
+		defs = append(defs, sched(fmt.Sprintf("free-%03d", i), "m", n))
+	}
+	defs = append(defs, sched("existing", "m", n))
+	ctx := repository.WithAudit(e.ctx, repository.AuditEntry{Actor: auditActor})
+	_, err := e.s.CreateSchedules(ctx, e.g, defs)
+	e.wantErr("CreateSchedules ending with a taken name", err, repository.ErrTaskExists, "existing")
+	for _, i := range []int{0, 150, 299} {
+		e.gone("after the refused batch", defs[i].Name)
+		if _, err := e.s.Revisions(e.ctx, e.g, defs[i].Name); !errors.Is(err, repository.ErrTaskNotFound) {
+			e.t.Errorf("Revisions(%q) after the refused batch = %v, want ErrTaskNotFound", defs[i].Name, err)
+		}
+	}
+	if got := e.audit(repository.AuditFilter{}); len(got) != 0 {
+		e.t.Errorf("the refused batch was audited: %d entries", len(got))
+	}
+	if all, err := e.s.Tasks(e.ctx, e.g); err != nil || len(all) != 1 {
+		e.t.Errorf("Tasks after the refused batch = %d rows, %v; want the one created before", len(all), err)
+	}
+}
+
+// A tombstone amid free names: the batch writes every row, in the order
+// given, the tombstone revived under its id with only its new revision,
+// one audit entry and revision 1 per row.
+func testCreateRevivesInBatch(e *env) {
+	n := e.now()
+	e.create(sched("s", "mailer", n.Add(-time.Second)))
+	up := e.update("s", repository.ScheduleDef{Handler: "mailer", Cron: cronB, Args: argsB, NextStartTime: n.Add(-time.Second)})
+	e.runOnce(e.claim(e.node("n").ID, up)[0], repository.ExecSucceeded) // a run: history to keep
+	tomb := e.remove("s", repository.Removal{KeepHistory: true})
+	if len(tomb) != 1 || tomb[0].Status != repository.TaskRemoved {
+		e.t.Fatalf("RemoveTask = %+v, want the tombstone of s", tomb)
+	}
+	var defs []repository.ScheduleDef
+	for i := range 150 {
+		defs = append(defs, sched(fmt.Sprintf("new-%03d", i), "bulk", n.Add(time.Hour)))
+	}
+	defs = slices.Insert(defs, 75, repository.ScheduleDef{Name: "s", Handler: "pager", Cron: cronA, Args: argsOther, NextStartTime: n.Add(time.Hour)})
+	ctx := repository.WithAudit(e.ctx, repository.AuditEntry{Actor: auditActor})
+	ts, err := e.s.CreateSchedules(ctx, e.g, defs)
+	if err != nil {
+		e.t.Fatalf("CreateSchedules: %v", err)
+	}
+	for i, d := range defs {
+		if ts[i].Name != d.Name {
+			e.t.Fatalf("row %d = %q, want %q (defs order)", i, ts[i].Name, d.Name)
+		}
+		e.sameTask("returned "+d.Name, ts[i], e.task(d.Name))
+	}
+	if ts[75].ID != tomb[0].ID || ts[75].Version != tomb[0].Version+1 || ts[75].Revision != 1 {
+		e.t.Errorf("revived row %+v, want id %d, version %d, revision 1", ts[75], tomb[0].ID, tomb[0].Version+1)
+	}
+	e.wantRevisions("revisions of the revived row", e.revisions("s"),
+		repository.Revision{Revision: 1, Handler: "pager", Cron: cronA, Args: argsOther, Actor: auditActor})
+	e.wantRevisions("revisions of a new row", e.revisions("new-149"),
+		repository.Revision{Revision: 1, Handler: "bulk", Cron: cronA, Args: argsA, Actor: auditActor})
+	if got := e.audit(repository.AuditFilter{Limit: 1000}); len(got) != len(defs) {
+		e.t.Errorf("Audit = %d entries, want one per created row (%d)", len(got), len(defs))
+	}
+	if got := e.audit(repository.AuditFilter{Task: "s"}); len(got) != 1 || got[0].Action != "create" {
+		e.t.Errorf("Audit of the revived row = %+v, want its create", got)
+	}
+}
+
+// Batches created at once that share a name: one takes it, the others
+// fail with ErrTaskExists naming it and write nothing.
+func testCreateRace(e *env) {
+	n := e.now()
+	const racers = 4
+	errs := make(chan error, racers)
+	for r := range racers {
+		go func() {
+			var defs []repository.ScheduleDef
+			for i := range 50 {
+				defs = append(defs, sched(fmt.Sprintf("r%d-%02d", r, i), "m", n))
+			}
+			defs = append(defs, sched("shared", "m", n))
+			_, err := e.s.CreateSchedules(e.ctx, e.g, defs)
+			errs <- err
+		}()
+	}
+	won := 0
+	for range racers {
+		err := <-errs
+		if err == nil {
+			won++
+			continue
+		}
+		e.wantErr("a batch that lost the race", err, repository.ErrTaskExists, "shared")
+	}
+	if won != 1 {
+		e.t.Fatalf("%d batches took the name, want 1", won)
+	}
+	all, err := e.s.Tasks(e.ctx, e.g)
+	if err != nil || len(all) != 51 {
+		e.t.Errorf("Tasks = %d rows, %v; want the winner's 51", len(all), err)
+	}
 }
