@@ -90,13 +90,16 @@ type TaskInfo struct {
 	NodeID           int64     `json:"node_id,omitempty"` // the claimer while doing
 	NextStartTime    time.Time `json:"next_start_time"`   // store clock
 	// Attempt of the fire at NextStartTime (> 1 is a retry).
-	Attempt        int                   `json:"attempt"`
-	Timezone       string                `json:"timezone,omitempty"`
-	Version        int64                 `json:"version"`
-	LastStatus     repository.ExecStatus `json:"last_status,omitempty"`
-	LastError      string                `json:"last_error,omitempty"`
-	LastFinishedAt time.Time             `json:"last_finished_at"`
-	UpdatedAt      time.Time             `json:"updated_at"`
+	Attempt    int                   `json:"attempt"`
+	Timezone   string                `json:"timezone,omitempty"`
+	Version    int64                 `json:"version"`
+	LastStatus repository.ExecStatus `json:"last_status,omitempty"`
+	LastError  string                `json:"last_error,omitempty"`
+	// Failures counts the runs that failed or timed out since the last
+	// success (PauseAfterFailures compares with it).
+	Failures       int       `json:"failures,omitempty"`
+	LastFinishedAt time.Time `json:"last_finished_at"`
+	UpdatedAt      time.Time `json:"updated_at"`
 	// CodeCron is the cron the code registers; Cron differs from it while
 	// an operator's Reschedule overrides it (Overridden, since
 	// OverriddenAt). The override holds across restarts and deploys of the
@@ -547,7 +550,7 @@ func TaskInfoOf(t repository.Task, parent string) TaskInfo {
 		ID: int64(t.ID), Name: t.Name, Cron: t.Cron, Parent: parent, Status: t.Status,
 		Paused: t.Paused, TriggerRequested: t.TriggerRequested, NodeID: int64(t.NodeID),
 		NextStartTime: t.NextStartTime, Attempt: t.Attempt, Timezone: t.Options.Timezone,
-		Version: t.Version, LastStatus: t.LastStatus, LastError: t.LastError,
+		Version: t.Version, LastStatus: t.LastStatus, LastError: t.LastError, Failures: t.Failures,
 		LastFinishedAt: t.LastFinishedAt, UpdatedAt: t.UpdatedAt,
 		CodeCron: t.CodeCron, Overridden: t.Overridden(), OverriddenAt: t.OverriddenAt,
 		Dynamic: t.Dynamic, Args: rawArgs(t.Args), Revision: t.Revision, Handler: handlerOf(t),

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/easyjob-go/easyjob/easyjob/internal/calendar"
 	"github.com/easyjob-go/easyjob/easyjob/internal/explain"
 	"github.com/easyjob-go/easyjob/easyjob/internal/schedule"
 	"github.com/easyjob-go/easyjob/repository"
@@ -132,6 +133,13 @@ func (c *Client) Explain(ctx context.Context, name string, at time.Time) (Explan
 		return Explanation{}, c.wrap("explain", name, err)
 	}
 	f := explain.Facts{Now: now, Task: t, Revisions: revs, Audit: audit}
+	if t.Options.Calendar != "" {
+		cs, err := c.store.Calendars(ctx, c.group)
+		if err != nil {
+			return Explanation{}, c.wrap("explain", name, err)
+		}
+		f.Calendars, _ = calendar.NewSet(cs)
+	}
 	out := Explanation{Task: info, Now: now}
 	out.Next, out.Blocked = explain.Ahead(f, info.Stale, info.Waiting, explainFires)
 	if at.IsZero() {

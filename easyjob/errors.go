@@ -3,6 +3,7 @@ package easyjob
 import (
 	"errors"
 
+	"github.com/easyjob-go/easyjob/easyjob/internal/calendar"
 	"github.com/easyjob-go/easyjob/easyjob/internal/schedule"
 	"github.com/easyjob-go/easyjob/repository"
 )
@@ -52,6 +53,13 @@ var (
 
 	// ErrTaskNotFound is returned by the control operations for an unknown name.
 	ErrTaskNotFound = repository.ErrTaskNotFound
+	// ErrInvalidCalendar is returned by Client.SetCalendar for a calendar
+	// that does not parse (a date, a range, a cron, a time zone); the
+	// message names the rule.
+	ErrInvalidCalendar = calendar.ErrInvalid
+	// ErrCalendarNotFound is returned for a calendar name the group does
+	// not have (Client.RemoveCalendar, a schedule naming it).
+	ErrCalendarNotFound = repository.ErrCalendarNotFound
 	// ErrClaimLost reports a fenced write: the node no longer owned the task.
 	ErrClaimLost = repository.ErrClaimLost
 )

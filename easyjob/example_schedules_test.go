@@ -153,3 +153,40 @@ func ExampleWindow() {
 	// 2030-01-03 09:00:00
 	// 2030-01-04 09:00:00
 }
+
+// An exclusion calendar is shared data: tasks that name it skip the fires
+// it excludes (each recorded skipped, naming it).
+func ExampleCalendar() {
+	ctx := context.Background()
+	c, err := easyjob.NewClient(ctx, easyjob.Config{Store: memory.New()})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer c.Close()
+	_, err = c.SetCalendar(ctx, easyjob.ExclusionCalendar{Name: "closed", Crons: []string{"* * * * 0,6"}, Dates: []string{"2030-01-08"}})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fri := time.Date(2030, 1, 4, 0, 0, 0, 0, time.UTC)
+	_, err = c.Create(ctx, easyjob.Schedule{Name: "standup", Handler: "notify", Cron: "0 0 9 * * *",
+		Options: []easyjob.Option{easyjob.Calendar("closed"), easyjob.Window(fri, fri.Add(6*24*time.Hour))}},
+		easyjob.AllowUnknownHandler())
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	x, err := c.Explain(ctx, "standup", time.Time{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, f := range x.Next {
+		fmt.Println(f.Format("Mon 2006-01-02 15:04"))
+	}
+	// Output:
+	// Fri 2030-01-04 09:00
+	// Mon 2030-01-07 09:00
+	// Wed 2030-01-09 09:00
+}

@@ -148,6 +148,53 @@ func Window(start, end time.Time) Option {
 	}
 }
 
+// Calendar makes the task skip the fires that fall in the group's
+// exclusion calendar name (Client.SetCalendar: dates, ranges of dates,
+// excluding crons such as weekends): each such fire is recorded skipped,
+// with the calendar's name, and the next one follows as usual. A calendar
+// the group does not have excludes nothing.
+func Calendar(name string) Option {
+	return func(s *taskSpec) error {
+		if name == "" || len(name) > 200 {
+			return fmt.Errorf("%w: Calendar name must be 1 to 200 bytes (got %d)", ErrInvalidOption, len(name))
+		}
+		s.Opts.Calendar = name
+		return nil
+	}
+}
+
+// Jitter delays each cron fire of the task by up to upTo: a delay hashed
+// from the task's name and the fire time, so every node computes the same
+// one (a takeover does not move it) while 10,000 tasks on "0 * * * *"
+// spread over upTo instead of hitting the database and the services they
+// call in one millisecond. History keeps the fire's own time; the start
+// lag counts from the delayed one. Manual fires and retries are not
+// delayed. Keep upTo well below the cron's interval.
+func Jitter(upTo time.Duration) Option {
+	return func(s *taskSpec) error {
+		if upTo <= 0 || upTo > 24*time.Hour {
+			return fmt.Errorf("%w: Jitter must be above 0 and at most 24h (got %v)", ErrInvalidOption, upTo)
+		}
+		s.Opts.Jitter = upTo
+		return nil
+	}
+}
+
+// PauseAfterFailures pauses the task when n of its runs in a row failed
+// or timed out, on whichever nodes they ran (TaskInfo.Failures counts
+// them; a success resets the count). The pause is in the audit log, by
+// the node that saw the n-th failure (via "node"), and shows in the UI;
+// Resume lets the task fire again.
+func PauseAfterFailures(n int) Option {
+	return func(s *taskSpec) error {
+		if n < 1 {
+			return fmt.Errorf("%w: PauseAfterFailures needs n >= 1 (got %d)", ErrInvalidOption, n)
+		}
+		s.Opts.PauseAfter = n
+		return nil
+	}
+}
+
 // OptionsOf returns the Options that make the stored policies o (the
 // defaults left out): what a tool passes to Update to keep a schedule's
 // policies while it changes one of them.
@@ -180,6 +227,15 @@ func OptionsOf(o repository.TaskOptions) []Option {
 	}
 	if !o.Start.IsZero() || !o.End.IsZero() {
 		opts = append(opts, Window(o.Start, o.End))
+	}
+	if o.Calendar != "" {
+		opts = append(opts, Calendar(o.Calendar))
+	}
+	if o.Jitter > 0 {
+		opts = append(opts, Jitter(o.Jitter))
+	}
+	if o.PauseAfter > 0 {
+		opts = append(opts, PauseAfterFailures(o.PauseAfter))
 	}
 	return opts
 }

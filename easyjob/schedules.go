@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/easyjob-go/easyjob/easyjob/internal/argschema"
@@ -134,6 +135,14 @@ func (c *Client) scheduleChecker(ctx context.Context, opts []CreateOption) (*sch
 	if k.schemas, err = c.argSchemas(ctx); err != nil {
 		return nil, fmt.Errorf("easyjob: %w", err)
 	}
+	k.calendars = sync.OnceValues(func() (map[string]bool, error) {
+		cs, err := c.store.Calendars(ctx, c.group)
+		names := make(map[string]bool, len(cs))
+		for _, x := range cs {
+			names[x.Name] = true
+		}
+		return names, err
+	})
 	return k, nil
 }
 
@@ -146,6 +155,9 @@ type scheduleChecker struct {
 	now     time.Time
 	live    []repository.NodeTasks
 	schemas map[string]*argschema.Schema // by handler kind, as published
+	// calendars reads the group's calendar names, once, when a schedule
+	// names one.
+	calendars func() (map[string]bool, error)
 }
 
 // def checks s and returns its definition, first fire included.
@@ -167,6 +179,16 @@ func (k *scheduleChecker) def(s Schedule) (repository.ScheduleDef, error) {
 	}
 	if ts.Parent != "" || ts.InTx {
 		return repository.ScheduleDef{}, fmt.Errorf("%w: schedule %q: Parent and InTx are for tasks registered in code", ErrInvalidOption, s.Name)
+	}
+	if name := ts.Opts.Calendar; name != "" {
+		names, err := k.calendars()
+		if err != nil {
+			return repository.ScheduleDef{}, fmt.Errorf("schedule %q: read the calendars: %w", s.Name, err)
+		}
+		if !names[name] {
+			return repository.ScheduleDef{}, fmt.Errorf("%w: schedule %q names calendar %q, which group %q does not have (Client.SetCalendar)",
+				ErrCalendarNotFound, s.Name, name, k.group)
+		}
 	}
 	withDefaults(&ts.Opts)
 	if !s.At.IsZero() {

@@ -10,6 +10,9 @@ var (
 	ErrClaimLost = errors.New("easyjob: claim lost")
 	// ErrTaskNotFound means no task of that name exists in the group.
 	ErrTaskNotFound = errors.New("easyjob: task not found")
+	// ErrCalendarNotFound means no calendar of that name exists in the
+	// group.
+	ErrCalendarNotFound = errors.New("easyjob: calendar not found")
 	// ErrNodeNotFound means the node row does not exist (expired or deleted).
 	ErrNodeNotFound = errors.New("easyjob: node not found")
 	// ErrSchemaTooNew means the database holds a schema version this binary

@@ -29,6 +29,7 @@ type Runtime interface {
 	RunStore
 	RecoveryStore
 	UpkeepStore
+	CalendarReader
 }
 
 // Control is the store as the operator's tools use it (easyjob.Client,
@@ -45,6 +46,7 @@ type Control interface {
 	HandlerStore
 	ViewStore
 	AuditStore
+	CalendarStore
 }
 
 // Clock reads the store's clock, the only clock that decides anything.

@@ -52,6 +52,17 @@ type TaskOptions struct {
 	// bound.
 	Start time.Time `json:"start,omitzero"`
 	End   time.Time `json:"end,omitzero"`
+	// Calendar names the group's exclusion calendar (Calendar) whose
+	// dates the task does not fire on: such a fire is skipped, recorded
+	// so; "" for none.
+	Calendar string `json:"calendar,omitempty"`
+	// Jitter delays each cron fire by up to this much: a delay hashed
+	// from the task and the fire (the same on every node), so that many
+	// tasks on one cron do not start in the same millisecond. 0: none.
+	Jitter time.Duration `json:"jitter,omitempty"`
+	// PauseAfter pauses the task when this many runs in a row failed or
+	// timed out (Task.Failures), recorded in the audit log; 0: never.
+	PauseAfter int `json:"pause_after,omitempty"`
 }
 
 // Task is one row of the tasks table.
@@ -76,10 +87,13 @@ type Task struct {
 	TriggerRequested bool
 	// FireKind is RunManual while the pending fire is an operator's
 	// trigger, else "" (the cron's, or a retry's).
-	FireKind       RunKind
-	Options        TaskOptions
-	LastStatus     ExecStatus
-	LastError      string
+	FireKind   RunKind
+	Options    TaskOptions
+	LastStatus ExecStatus
+	LastError  string
+	// Failures counts the task's runs that failed or timed out since its
+	// last success (its finishes, on whichever node).
+	Failures       int
 	LastFinishedAt time.Time
 	CreatedAt      time.Time
 	UpdatedAt      time.Time

@@ -48,6 +48,8 @@ var commands = []command{
 		operation{args: "NAME CRON | NAME --reset", minArgs: 1, maxArgs: -1, flags: rescheduleFlags}),
 	operator("remove", "delete a schedule created at runtime, or a task no live node registers (stale); its history is kept",
 		operation{args: "NAME", minArgs: 1, maxArgs: 1, flags: removeFlags}),
+	operator("calendar", "set, list or remove the group's exclusion calendars: dates, date ranges and crons that tasks naming them do not fire on",
+		operation{args: "set NAME [--date D]... [--range FROM..TO]... [--cron EXPR]... | list | remove NAME", minArgs: 1, maxArgs: 2, flags: calendarFlags}),
 	operator("audit", "list who created, updated, paused, resumed, triggered, rescheduled, removed or pruned what, newest first",
 		operation{flags: auditFlags}),
 	{name: "dashboard", help: "serve the web dashboard of a group (--addr, --read-only)", run: dashboardCommand},

@@ -28,6 +28,11 @@
 //	                        their kind (cron, manual, retry, misfire, chain)
 //	                        and arguments (ARGS, cut at 40 characters;
 //	                        --json has them in full)
+//	calendar set NAME [--date D]... [--range FROM..TO]... [--cron EXPR]... [--tz Z]
+//	calendar list | calendar remove NAME
+//	                        the group's exclusion calendars: tasks that
+//	                        name one (--calendar, easyjob.Calendar) skip
+//	                        the fires it excludes, recorded as skipped
 //	explain NAME [--at TIME]
 //	                        the task's next fires, or why it fires no
 //	                        more (paused, stale, waiting, finished); with

@@ -40,14 +40,15 @@ func exitCode(err error) int {
 		return exitUsage
 	case errors.As(err, &inUse):
 		return exitInUse
-	case errors.Is(err, easyjob.ErrTaskNotFound):
+	case errors.Is(err, easyjob.ErrTaskNotFound), errors.Is(err, easyjob.ErrCalendarNotFound):
 		return exitNotFound
 	case errors.Is(err, easyjob.ErrNotTriggerable), errors.Is(err, easyjob.ErrNotDynamic):
 		return exitRefused
 	case errors.Is(err, easyjob.ErrTaskExists):
 		return exitExists
 	case errors.Is(err, easyjob.ErrInvalidCron), errors.Is(err, easyjob.ErrInvalidArgs),
-		errors.Is(err, easyjob.ErrUnknownHandler), errors.Is(err, easyjob.ErrInvalidName):
+		errors.Is(err, easyjob.ErrUnknownHandler), errors.Is(err, easyjob.ErrInvalidName),
+		errors.Is(err, easyjob.ErrInvalidCalendar):
 		return exitInvalid
 	case errors.Is(err, easyjob.ErrInvalidConfig), errors.Is(err, easyjob.ErrInvalidOption):
 		return exitUsage

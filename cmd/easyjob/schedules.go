@@ -21,9 +21,10 @@ type scheduleFlags struct {
 	fs                                     *flag.FlagSet
 	handler, cron, at, args, tz, misfire   *string
 	runTimeout, retryBackoff, misfireAfter *time.Duration
-	retries                                *int
+	jitter                                 *time.Duration
+	retries, pauseAfter                    *int
 	skipInterrupted, everyFromCreation     *bool
-	start, end                             *string
+	start, end, calendar                   *string
 	allowUnknown                           *bool
 }
 
@@ -54,6 +55,9 @@ func addScheduleFlags(fs *flag.FlagSet, update bool) *scheduleFlags {
 	f.everyFromCreation = fs.Bool("every-from-creation", false, keep("anchor an @every schedule at its creation instead of the Unix epoch", ""))
 	f.start = fs.String("start", "", keep("no fire before this time (RFC 3339; '' for no bound)", "none"))
 	f.end = fs.String("end", "", keep("no fire after this time (RFC 3339; '' for no bound): the schedule finishes after its last run", "none"))
+	f.jitter = fs.Duration("jitter", 0, keep("delay each cron fire by up to this much, the same delay on every node (0: none)", "none"))
+	f.pauseAfter = fs.Int("pause-after", 0, keep("pause the schedule after this many failed runs in a row (0: never)", "never"))
+	f.calendar = fs.String("calendar", "", keep("skip the fires this exclusion calendar of the group excludes ('easyjob calendar'; '' for none)", "none"))
 	f.allowUnknown = fs.Bool("allow-unknown", false, "accept a handler kind no live node registers: the schedule waits, its arguments unchecked, until a node with that handler starts")
 	return f
 }
@@ -98,23 +102,17 @@ func (f *scheduleFlags) schedule(name string, cur repository.Task) (easyjob.Sche
 	if f.set("tz") {
 		o.Timezone = *f.tz
 	}
-	if f.set("run-timeout") {
-		if *f.runTimeout < 0 {
-			return s, usagef("--run-timeout must not be negative (got %v)", *f.runTimeout)
+	for _, err := range []error{
+		nonNegative(f, "run-timeout", f.runTimeout, &o.Timeout),
+		nonNegative(f, "retries", f.retries, &o.MaxRetries),
+		nonNegative(f, "retry-backoff", f.retryBackoff, &o.RetryBackoff),
+		nonNegative(f, "misfire-after", f.misfireAfter, &o.MisfireThreshold),
+		nonNegative(f, "pause-after", f.pauseAfter, &o.PauseAfter),
+		nonNegative(f, "jitter", f.jitter, &o.Jitter),
+	} {
+		if err != nil {
+			return s, err
 		}
-		o.Timeout = *f.runTimeout
-	}
-	if f.set("retries") {
-		if *f.retries < 0 {
-			return s, usagef("--retries must not be negative (got %d)", *f.retries)
-		}
-		o.MaxRetries = *f.retries
-	}
-	if f.set("retry-backoff") {
-		if *f.retryBackoff < 0 {
-			return s, usagef("--retry-backoff must not be negative (got %v)", *f.retryBackoff)
-		}
-		o.RetryBackoff = *f.retryBackoff
 	}
 	if f.set("misfire") {
 		action, n, err := parseMisfire(*f.misfire)
@@ -122,12 +120,6 @@ func (f *scheduleFlags) schedule(name string, cur repository.Task) (easyjob.Sche
 			return s, err
 		}
 		o.Misfire, o.CatchUpMax = action, n
-	}
-	if f.set("misfire-after") {
-		if *f.misfireAfter < 0 {
-			return s, usagef("--misfire-after must not be negative (got %v)", *f.misfireAfter)
-		}
-		o.MisfireThreshold = *f.misfireAfter
 	}
 	if f.set("skip-interrupted") {
 		o.Recover = repository.RecoverRerun
@@ -137,6 +129,9 @@ func (f *scheduleFlags) schedule(name string, cur repository.Task) (easyjob.Sche
 	}
 	if f.set("every-from-creation") {
 		o.EveryFromCreation = *f.everyFromCreation
+	}
+	if f.set("calendar") {
+		o.Calendar = *f.calendar
 	}
 	for _, b := range []struct {
 		flag string
@@ -168,6 +163,19 @@ func parseAt(v string, now time.Time) (time.Time, error) {
 		return now.Add(d).Truncate(time.Second).Add(time.Second), nil
 	}
 	return time.Time{}, usagef("--at %q: want an RFC 3339 time (2026-11-26T10:00:00Z) or a delay (90s, 2h)", v)
+}
+
+// nonNegative copies the value v of flag name into into when the command
+// line gave the flag, refusing a negative one.
+func nonNegative[T int | time.Duration](f *scheduleFlags, name string, v, into *T) error {
+	if !f.set(name) {
+		return nil
+	}
+	if *v < 0 {
+		return usagef("--%s must not be negative (got %v)", name, *v)
+	}
+	*into = *v
+	return nil
 }
 
 // createOptions is AllowUnknownHandler when --allow-unknown is given.

@@ -90,6 +90,9 @@ var apiRoutes = []apiRoute{
 	{http.MethodGet, "/nodes", false, (*API).nodes},
 	{http.MethodGet, "/handlers", false, (*API).handlers},
 	{http.MethodGet, "/audit", false, (*API).audit},
+	{http.MethodGet, "/calendars", false, (*API).listCalendars},
+	{http.MethodPut, "/calendars/{name}", true, (*API).putCalendar},
+	{http.MethodDelete, "/calendars/{name}", true, (*API).removeCalendar},
 }
 
 // ServeHTTP serves the API's routes; anything else under /api/v1/ is a
@@ -670,22 +673,23 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 
 // The stable error codes of the API (errorJSON.Code).
 const (
-	codeRequest        = "invalid_request"
-	codeMediaType      = "unsupported_media_type"
-	codeTooLarge       = "too_large"
-	codeForbidden      = "forbidden"
-	codeNotFound       = "not_found"
-	codeMethod         = "method_not_allowed"
-	codeInvalidArgs    = "invalid_args"
-	codeUnknownHandler = "unknown_handler"
-	codeInvalidCron    = "invalid_cron"
-	codeInvalidName    = "invalid_name"
-	codeInvalidOption  = "invalid_option"
-	codeExists         = "exists"
-	codeNotDynamic     = "not_dynamic"
-	codeNotTriggerable = "not_triggerable"
-	codeInUse          = "in_use"
-	codeInternal       = "internal"
+	codeRequest         = "invalid_request"
+	codeMediaType       = "unsupported_media_type"
+	codeTooLarge        = "too_large"
+	codeForbidden       = "forbidden"
+	codeNotFound        = "not_found"
+	codeMethod          = "method_not_allowed"
+	codeInvalidArgs     = "invalid_args"
+	codeUnknownHandler  = "unknown_handler"
+	codeInvalidCron     = "invalid_cron"
+	codeInvalidName     = "invalid_name"
+	codeInvalidOption   = "invalid_option"
+	codeInvalidCalendar = "invalid_calendar"
+	codeExists          = "exists"
+	codeNotDynamic      = "not_dynamic"
+	codeNotTriggerable  = "not_triggerable"
+	codeInUse           = "in_use"
+	codeInternal        = "internal"
 )
 
 // sentinelCodes map the library's errors to an HTTP status and a code,
@@ -696,6 +700,8 @@ var sentinelCodes = []struct {
 	code   string
 }{
 	{easyjob.ErrTaskNotFound, http.StatusNotFound, codeNotFound},
+	{easyjob.ErrCalendarNotFound, http.StatusNotFound, codeNotFound},
+	{easyjob.ErrInvalidCalendar, http.StatusBadRequest, codeInvalidCalendar},
 	{easyjob.ErrInvalidArgs, http.StatusBadRequest, codeInvalidArgs},
 	// No live node registers the handler: the cluster's state, not the
 	// request, is in the way (allow_unknown creates it waiting).
@@ -713,7 +719,9 @@ var sentinelCodes = []struct {
 func errorCodes() []string {
 	codes := []string{codeRequest, codeMediaType, codeTooLarge, codeForbidden, codeMethod, codeInternal}
 	for _, c := range sentinelCodes {
-		codes = append(codes, c.code)
+		if !slices.Contains(codes, c.code) {
+			codes = append(codes, c.code)
+		}
 	}
 	return codes
 }

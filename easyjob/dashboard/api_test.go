@@ -470,3 +470,27 @@ func TestAPIInDashboard(t *testing.T) {
 		t.Errorf("a form post to the API: %d, paused %v", code, f.task("orphan").Paused)
 	}
 }
+
+// TestAPICalendars: put, list and remove an exclusion calendar; a
+// schedule names it; bad rules and unknown names answer their codes.
+func TestAPICalendars(t *testing.T) {
+	eachStore(t, func(t *testing.T, store repository.Store) {
+		f := newAPIFixture(t, store, Options{})
+		var put easyjob.ExclusionCalendar
+		f.want(http.StatusOK, &put, http.MethodPut, "/calendars/weekends", `{"crons": ["* * * * 0,6"], "note": "closed"}`)
+		if put.Name != "weekends" || put.UpdatedAt.IsZero() {
+			t.Fatalf("PUT answered %+v", put)
+		}
+		var list calendarList
+		f.want(http.StatusOK, &list, http.MethodGet, "/calendars", "")
+		if len(list.Calendars) != 1 || list.Calendars[0].Note != "closed" {
+			t.Fatalf("GET /calendars = %+v", list)
+		}
+		f.refused(http.StatusBadRequest, codeInvalidCalendar, "2026-02-30", http.MethodPut, "/calendars/bad", `{"dates": ["2026-02-30"]}`)
+		f.refused(http.StatusBadRequest, codeRequest, "the body names", http.MethodPut, "/calendars/a", `{"name": "b", "dates": ["2026-01-01"]}`)
+		f.want(http.StatusCreated, nil, http.MethodPost, "/tasks", `{"name": "weekdays", "handler": "echo", "cron": "0 0 9 * * *", "args": {"n": 1}, "calendar": "weekends"}`)
+		f.refused(http.StatusNotFound, codeNotFound, "nope", http.MethodPost, "/tasks", `{"name": "x", "handler": "echo", "cron": "0 0 9 * * *", "args": {"n": 1}, "calendar": "nope"}`)
+		f.want(http.StatusOK, nil, http.MethodDelete, "/calendars/weekends", "")
+		f.refused(http.StatusNotFound, codeNotFound, "weekends", http.MethodDelete, "/calendars/weekends", "")
+	})
+}

@@ -35,6 +35,9 @@ type scheduleJSON struct {
 	EveryFromCreation bool         `json:"every_from_creation,omitempty"`
 	Start             *time.Time   `json:"start,omitempty"`
 	End               *time.Time   `json:"end,omitempty"`
+	Calendar          string       `json:"calendar,omitempty"`
+	Jitter            duration     `json:"jitter,omitempty"`
+	PauseAfter        int          `json:"pause_after,omitempty"`
 	Paused            bool         `json:"paused,omitempty"`        // create only; an update keeps the pause
 	AllowUnknown      bool         `json:"allow_unknown,omitempty"` // easyjob.AllowUnknownHandler
 }
@@ -44,6 +47,7 @@ func (in scheduleJSON) policies() policyJSON {
 	return policyJSON{
 		Timeout: in.Timeout, MaxRetries: in.MaxRetries, RetryBackoff: in.RetryBackoff, Misfire: in.Misfire,
 		SkipInterrupted: in.SkipInterrupted, EveryFromCreation: in.EveryFromCreation, Start: in.Start, End: in.End,
+		Calendar: in.Calendar, Jitter: in.Jitter, PauseAfter: in.PauseAfter,
 	}
 }
 
@@ -59,6 +63,13 @@ type policyJSON struct {
 	// Start and End bound the fires (easyjob.Window); absent: no bound.
 	Start *time.Time `json:"start,omitempty"`
 	End   *time.Time `json:"end,omitempty"`
+	// Calendar names the group's exclusion calendar (easyjob.Calendar).
+	Calendar string `json:"calendar,omitempty"`
+	// Jitter delays each cron fire by up to this much (easyjob.Jitter).
+	Jitter duration `json:"jitter,omitempty"`
+	// PauseAfter pauses after this many failed runs in a row
+	// (easyjob.PauseAfterFailures).
+	PauseAfter int `json:"pause_after,omitempty"`
 }
 
 // misfireJSON is the misfire policy: fire_once_now (the default), skip or
@@ -137,6 +148,15 @@ func (p policyJSON) options(tz string) ([]easyjob.Option, error) {
 		}
 		opts = append(opts, easyjob.Window(start, end))
 	}
+	if p.Calendar != "" {
+		opts = append(opts, easyjob.Calendar(p.Calendar))
+	}
+	if p.Jitter != 0 {
+		opts = append(opts, easyjob.Jitter(time.Duration(p.Jitter)))
+	}
+	if p.PauseAfter != 0 {
+		opts = append(opts, easyjob.PauseAfterFailures(p.PauseAfter))
+	}
 	return opts, nil
 }
 
@@ -175,6 +195,7 @@ func policiesOf(o repository.TaskOptions) policyJSON {
 	if !o.End.IsZero() {
 		p.End = &o.End
 	}
+	p.Calendar, p.Jitter, p.PauseAfter = o.Calendar, duration(o.Jitter), o.PauseAfter
 	return p
 }
 

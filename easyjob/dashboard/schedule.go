@@ -29,6 +29,7 @@ type scheduleForm struct {
 	// The fields, as the user typed them.
 	Name, Handler, Cron, At, Args, Timezone                string
 	Start, End                                             string // the window, as At
+	Calendar, Jitter, PauseAfter                           string
 	Timeout, Retries, Backoff, Misfire, Threshold, CatchUp string
 	Paused, AllowUnknown, SkipInterrupted, EveryFrom       bool
 	Revision                                               int64 // edit: the revision being edited
@@ -46,7 +47,7 @@ func formOf(r *http.Request, mode string) scheduleForm {
 	on := func(k string) bool { return v(k) != "" }
 	return scheduleForm{
 		Mode: mode, Name: v("name"), Handler: v("handler"), Cron: v("cron"), At: v("at"), Args: v("args"), Timezone: v("timezone"),
-		Start: v("start"), End: v("end"),
+		Start: v("start"), End: v("end"), Calendar: v("calendar"), Jitter: v("jitter"), PauseAfter: v("pause_after"),
 		Timeout: v("timeout"), Retries: v("max_retries"), Backoff: v("retry_backoff"),
 		Misfire: v("misfire"), Threshold: v("misfire_threshold"), CatchUp: v("catch_up"),
 		Paused: on("paused"), AllowUnknown: on("allow_unknown"), SkipInterrupted: on("skip_interrupted"), EveryFrom: on("every_from_creation"),
@@ -76,6 +77,13 @@ func formOfTask(t repository.Task) scheduleForm {
 	if o.CatchUpMax > 0 {
 		f.CatchUp = strconv.Itoa(o.CatchUpMax)
 	}
+	f.Calendar = o.Calendar
+	if o.PauseAfter > 0 {
+		f.PauseAfter = strconv.Itoa(o.PauseAfter)
+	}
+	if o.Jitter > 0 {
+		f.Jitter = o.Jitter.String()
+	}
 	if !o.Start.IsZero() {
 		f.Start = o.Start.Format(time.RFC3339)
 	}
@@ -94,6 +102,7 @@ func (f scheduleForm) request() (scheduleJSON, error) {
 		Paused: f.Paused, AllowUnknown: f.AllowUnknown,
 	}
 	in.SkipInterrupted, in.EveryFromCreation = f.SkipInterrupted, f.EveryFrom
+	in.Calendar = strings.TrimSpace(f.Calendar)
 	if a := strings.TrimSpace(f.Args); a != "" {
 		in.Args = json.RawMessage(a)
 	}
@@ -120,7 +129,13 @@ func (f scheduleForm) request() (scheduleJSON, error) {
 	if in.Timeout, err = formDuration("timeout", f.Timeout); err != nil {
 		return in, err
 	}
+	if in.Jitter, err = formDuration("jitter", f.Jitter); err != nil {
+		return in, err
+	}
 	if in.RetryBackoff, err = formDuration("retry backoff", f.Backoff); err != nil {
+		return in, err
+	}
+	if in.PauseAfter, err = formInt("pause after", f.PauseAfter); err != nil {
 		return in, err
 	}
 	if in.MaxRetries, err = formInt("retries", f.Retries); err != nil {

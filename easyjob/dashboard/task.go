@@ -191,6 +191,15 @@ func policies(o repository.TaskOptions) []policy {
 		window := "from " + windowEnd(o.Start, "the start") + " until " + windowEnd(o.End, "no end")
 		out = append(out, policy{"window", window})
 	}
+	if o.PauseAfter > 0 {
+		out = append(out, policy{"pause after", fmt.Sprintf("%d failed runs in a row", o.PauseAfter)})
+	}
+	if o.Jitter > 0 {
+		out = append(out, policy{"jitter", "each cron fire delayed by up to " + o.Jitter.String() + " (the same delay on every node)"})
+	}
+	if o.Calendar != "" {
+		out = append(out, policy{"calendar", o.Calendar + " (its fires on excluded dates are skipped)"})
+	}
 	return out
 }
 

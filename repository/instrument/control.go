@@ -103,3 +103,14 @@ func (s *store) Revisions(ctx context.Context, group, name string) ([]repository
 		return s.inner.Revisions(ctx, group, name)
 	})
 }
+
+func (s *store) PutCalendar(ctx context.Context, group string, c repository.Calendar) (repository.Calendar, error) {
+	return call(ctx, s, "PutCalendar", func(ctx context.Context) (repository.Calendar, error) { return s.inner.PutCalendar(ctx, group, c) })
+}
+
+func (s *store) RemoveCalendar(ctx context.Context, group, name string) error {
+	_, err := call(ctx, s, "RemoveCalendar", func(ctx context.Context) (struct{}, error) {
+		return struct{}{}, s.inner.RemoveCalendar(ctx, group, name)
+	})
+	return err
+}

@@ -180,3 +180,7 @@ func (s *store) PublishHandlers(ctx context.Context, group string, hs []reposito
 func (s *store) Handlers(ctx context.Context, group string) ([]repository.HandlerDef, error) {
 	return call(ctx, s, "Handlers", func(ctx context.Context) ([]repository.HandlerDef, error) { return s.inner.Handlers(ctx, group) })
 }
+
+func (s *store) Calendars(ctx context.Context, group string) ([]repository.Calendar, error) {
+	return call(ctx, s, "Calendars", func(ctx context.Context) ([]repository.Calendar, error) { return s.inner.Calendars(ctx, group) })
+}

@@ -128,7 +128,14 @@ func (s *Store) Finish(ctx context.Context, fs []repository.Finish) ([]repositor
 	for i, f := range fs {
 		t := s.fenced(f.Claim)
 		if t != nil {
+			wasPaused := t.Paused
 			finishTask(t, f, now)
+			if t.Paused && !wasPaused { // paused by its failures (finishTask)
+				s.appendAuditLocked(repository.AuditEntry{
+					Group: t.Group, Task: t.Name, Actor: repository.Actor{Name: fmt.Sprintf("node %d", f.Claim.NodeID), Via: "node"},
+					Action: "pause", Detail: fmt.Sprintf("after %d failed runs in a row (the last: %s)", t.Failures, t.LastError),
+				}, now)
+			}
 			delete(s.heldFire, t.ID)
 			out[i].Task = *t
 			if f.Handoff && t.Status == repository.TaskPending {
@@ -175,6 +182,18 @@ func finishTask(t *repository.Task, f repository.Finish, now time.Time) {
 	}
 	t.Version++
 	t.LastStatus, t.LastError = f.Status, f.Error
+	failed := f.Status == repository.ExecFailed || f.Status == repository.ExecTimedOut
+	switch {
+	case failed:
+		t.Failures++
+	case f.Status == repository.ExecSucceeded:
+		t.Failures = 0
+	}
+	// The run that makes the failures in a row reach PauseAfter parks the
+	// task paused (a trigger's extra fire or the end of the cron first).
+	if limit := t.Options.PauseAfter; failed && limit > 0 && t.Failures >= limit && !f.Done && !t.TriggerRequested {
+		t.Paused = true
+	}
 	t.LastFinishedAt, t.UpdatedAt = now, now
 	if !f.Done {
 		t.FireKind = "" // the fire it schedules is the cron's or a retry (or manual: below)

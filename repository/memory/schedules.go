@@ -50,7 +50,7 @@ func (s *Store) CreateSchedules(ctx context.Context, group string, defs []reposi
 		}
 		if old, err := s.anyTaskLocked(group, d.Name); err == nil { // a tombstone
 			u.ID, u.Version, u.CreatedAt = old.ID, old.Version+1, old.CreatedAt
-			u.LastStatus, u.LastError, u.LastFinishedAt = old.LastStatus, old.LastError, old.LastFinishedAt
+			u.LastStatus, u.LastError, u.LastFinishedAt, u.Failures = old.LastStatus, old.LastError, old.LastFinishedAt, old.Failures
 			s.replaceLocked(old, u)
 			delete(s.revisions, old.ID) // a new task under the old id: its former definitions go
 			out[i] = *old

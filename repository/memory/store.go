@@ -41,6 +41,8 @@ type Store struct {
 	// revisions are the definitions each task took (the table
 	// easyjob_task_revisions), ascending by revision.
 	revisions map[repository.TaskID][]repository.Revision
+	// calendars are the exclusion calendars, group -> name -> calendar.
+	calendars map[string]map[string]repository.Calendar
 }
 
 // New returns an empty store.

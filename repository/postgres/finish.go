@@ -71,7 +71,7 @@ const finishSQL = `WITH v AS (
       revision, run_args, run_revision)
 ),
 l AS (
-  SELECT v.*, ` + fenceHolds + ` AS held
+  SELECT v.*, ` + fenceHolds + ` AS held, c.paused AS was_paused
   FROM easyjob_tasks c JOIN v ON c.id = v.id
   WHERE c.id = ANY(?::bigint[])
   ORDER BY c.id
@@ -81,18 +81,22 @@ u AS (
   UPDATE easyjob_tasks t SET
     version = t.version + 1,
     last_status = l.status,
+    failures = CASE WHEN l.status IN ('failed', 'timed_out') THEN t.failures + 1
+      WHEN l.status = 'succeeded' THEN 0 ELSE t.failures END,
     last_error = l.err,
     last_finished_at = statement_timestamp(),
     updated_at = statement_timestamp(),
     status = CASE
       WHEN l.done THEN 'finished'
       WHEN t.trigger_requested THEN 'pending'
-      WHEN t.cron <> l.cron OR t.revision <> l.revision THEN CASE WHEN t.paused THEN 'paused' ELSE 'pending' END
-      WHEN t.paused THEN 'paused'
+      WHEN t.cron <> l.cron OR t.revision <> l.revision THEN CASE WHEN t.paused OR ` + pausing + ` THEN 'paused' ELSE 'pending' END
+      WHEN t.paused OR ` + pausing + ` THEN 'paused'
       WHEN l.keep THEN 'doing'
       ELSE 'pending' END,
+    paused = t.paused OR (NOT l.done AND NOT t.trigger_requested AND ` + pausing + `),
     node_id = CASE
       WHEN NOT l.done AND NOT t.trigger_requested AND t.cron = l.cron AND t.revision = l.revision AND NOT t.paused AND l.keep
+        AND NOT ` + pausing + `
       THEN t.node_id END,
     next_start_time = CASE
       WHEN l.done THEN t.next_start_time
@@ -112,7 +116,13 @@ u AS (
     fire_args = CASE WHEN NOT l.done AND t.trigger_requested THEN t.fire_args END
   FROM l
   WHERE t.id = l.id AND l.held
-  RETURNING l.ord, l.handoff, %s
+  RETURNING l.ord, l.handoff, l.was_paused, l.node_id AS claimer, %s
+),
+pa AS (
+  INSERT INTO easyjob_audit (group_name, task, actor, via, action, detail)
+  SELECT u.group_name, u.name, 'node ' || u.claimer, 'node', 'pause',
+    format('after %%s failed runs in a row (the last: %%s)', u.failures, u.last_error)
+  FROM u WHERE u.paused AND NOT u.was_paused
 ),
 x AS (
   UPDATE easyjob_executions e SET
@@ -169,6 +179,15 @@ SELECT u.ord, %s FROM u WHERE (SELECT count(*) FROM n) >= 0`
 // run did (the retry again). A row this node closed under a later claim
 // of the same fire, which started at another time, is another run: the
 // fenced one is recorded beside it, so the history keeps every run.
+
+// pausing is true in the finish of a run that makes the task's failed
+// runs in a row reach its PauseAfter option: the finish parks the task
+// paused (unless it is done or a trigger asked for an extra fire) and
+// records the pause in the audit log (pa), in the same statement, so no
+// fire starts between the last allowed failure and the pause.
+const pausing = `(l.status IN ('failed', 'timed_out')
+    AND coalesce((t.options->>'pause_after')::int, 0) > 0
+    AND t.failures + 1 >= coalesce((t.options->>'pause_after')::int, 0))`
 
 // finishQuery is finishSQL as sent (queryEach).
 var finishQuery = dollarPlaceholders(fmt.Sprintf(finishSQL, taskCols("t"), taskCols("u")))

@@ -34,6 +34,19 @@ func tableExists(t *testing.T, s *postgres.Store, name string) bool {
 	return ok
 }
 
+// taskRowExists reports whether group has a task row named name, read
+// with SQL of its own: after a down migration the store's reads may name
+// columns the older schema lacks.
+func taskRowExists(t *testing.T, s *postgres.Store, group, name string) bool {
+	t.Helper()
+	var ok bool
+	if err := s.DB().QueryRowContext(context.Background(),
+		`SELECT EXISTS (SELECT 1 FROM easyjob_tasks WHERE group_name = ? AND name = ?)`, group, name).Scan(&ok); err != nil {
+		t.Fatal(err)
+	}
+	return ok
+}
+
 func TestMigrateConcurrentAppliesOnce(t *testing.T) {
 	dsn := pgtest.NewDatabase(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)

@@ -23,7 +23,7 @@ var taskColumnNames = []string{
 	"node_id", "next_start_time", "attempt", "paused", "trigger_requested",
 	"options", "last_status", "last_error", "last_finished_at",
 	"created_at", "updated_at", "code_cron", "overridden_at", "stale_since",
-	"fire_kind", "handler", "dynamic", "args::text", "fire_args::text", "revision",
+	"fire_kind", "handler", "dynamic", "args::text", "fire_args::text", "revision", "failures",
 }
 
 // taskCols returns the task columns qualified by alias, e.g. "t.id, t.name".
@@ -57,7 +57,7 @@ type taskScan struct {
 	next, lastFinished, created, updated   pgtype.Timestamptz
 	overridden, stale                      pgtype.Timestamptz
 	paused, trigger, dynamic               pgtype.Bool
-	revision                               pgtype.Int8
+	revision, failures                     pgtype.Int8
 	options                                []byte
 }
 
@@ -67,7 +67,7 @@ func (r *taskScan) dest() []any {
 		&r.nodeID, &r.next, &r.attempt, &r.paused, &r.trigger,
 		&r.options, &r.lastStatus, &r.lastError, &r.lastFinished,
 		&r.created, &r.updated, &r.codeCron, &r.overridden, &r.stale,
-		&r.fireKind, &r.handler, &r.dynamic, &r.args, &r.fireArgs, &r.revision,
+		&r.fireKind, &r.handler, &r.dynamic, &r.args, &r.fireArgs, &r.revision, &r.failures,
 	}
 }
 
@@ -103,6 +103,7 @@ func (r *taskScan) task() (t repository.Task, ok bool, err error) {
 		Args:             r.args.String,
 		FireArgs:         r.fireArgs.String,
 		Revision:         r.revision.Int64,
+		Failures:         int(r.failures.Int64),
 	}
 	if len(r.options) > 0 {
 		if err := json.Unmarshal(r.options, &t.Options); err != nil {

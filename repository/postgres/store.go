@@ -36,7 +36,7 @@ type Store struct {
 	// pruneIDs is the largest group whose ids pruneOlder sends; 0:
 	// maxPruneIDs, < 0: none (tests set it).
 	pruneIDs int
-	txs    txGate        // the run transactions open (BeginFinish)
+	txs      txGate // the run transactions open (BeginFinish)
 	// owned says whether Close closes db: true only when Open created it.
 	owned bool
 }

@@ -10,6 +10,8 @@ import (
 
 var finishCases = []testCase{
 	{"Empty", testFinishEmpty},
+	{"ConsecutiveFailures", testFinishFailures},
+	{"PauseAfterFailures", testFinishPausesFailing},
 	{"Reschedule", testFinishReschedule},
 	{"Keep", testFinishKeep},
 	{"Done", testFinishDone},
@@ -64,6 +66,12 @@ func (e *env) common(fd fired) repository.Task {
 	want := fd.held
 	want.Version++
 	want.LastStatus, want.LastError = fd.f.Status, fd.f.Error
+	switch fd.f.Status {
+	case repository.ExecFailed, repository.ExecTimedOut:
+		want.Failures++
+	case repository.ExecSucceeded:
+		want.Failures = 0
+	}
 	e.within("last_finished_at", fd.got.LastFinishedAt, fd.before, fd.after)
 	want.LastFinishedAt, want.UpdatedAt = fd.got.LastFinishedAt, fd.got.LastFinishedAt
 	// The execution closes with the finish's status at the same now.
@@ -342,5 +350,51 @@ func testFinishBatchMixed(e *env) {
 		if got.Status != want || got.FinishedAt.IsZero() || got.Error != fmt.Sprint("e", i) {
 			e.t.Errorf("execution of %s = %+v, want %s, finished, error e%d", held[i].Name, got, want, i)
 		}
+	}
+}
+
+// testFinishFailures: a finish counts the task's runs that failed or timed
+// out in a row, a success resets the count, a skipped fire leaves it.
+func testFinishFailures(e *env) {
+	node := e.node("n")
+	t := e.claimed("flaky", node.ID)
+	for i, c := range []struct {
+		st   repository.ExecStatus
+		want int
+	}{
+		{repository.ExecFailed, 1}, {repository.ExecTimedOut, 2}, {repository.ExecSkipped, 2},
+		{repository.ExecFailed, 3}, {repository.ExecSucceeded, 0}, {repository.ExecFailed, 1},
+	} {
+		t, _ = e.runOnce(t, c.st)
+		if t.Failures != c.want {
+			e.t.Fatalf("run %d (%s): failures %d, want %d", i+1, c.st, t.Failures, c.want)
+		}
+	}
+	if got := e.task("flaky").Failures; got != 1 {
+		e.t.Errorf("the row read again counts %d failures, want 1", got)
+	}
+}
+
+// testFinishPausesFailing: the finish whose failure makes the failures in
+// a row reach TaskOptions.PauseAfter parks the task paused, keep or not,
+// and records the pause in the audit log, by the claimer, via "node".
+func testFinishPausesFailing(e *env) {
+	node := e.node("n")
+	d := def("fragile", e.now())
+	d.Options.PauseAfter = 2
+	e.upsert(d)
+	t := e.claim(node.ID, e.task("fragile"))[0]
+	t, _ = e.runOnce(t, repository.ExecFailed)
+	if t.Status != repository.TaskDoing || t.Paused {
+		e.t.Fatalf("after one failure: %s paused=%v, want still doing", t.Status, t.Paused)
+	}
+	t, _ = e.runOnce(t, repository.ExecTimedOut)
+	if t.Status != repository.TaskPaused || !t.Paused || t.NodeID != 0 || t.Failures != 2 {
+		e.t.Fatalf("after the second failure: %s paused=%v node=%d failures=%d, want paused, unclaimed, 2", t.Status, t.Paused, t.NodeID, t.Failures)
+	}
+	log := e.audit(repository.AuditFilter{Task: "fragile"})
+	if len(log) != 1 || log[0].Action != "pause" || log[0].Via != "node" || log[0].Name != fmt.Sprintf("node %d", node.ID) ||
+		log[0].Detail != "after 2 failed runs in a row (the last: )" {
+		e.t.Errorf("audit = %+v, want one pause by node %d", log, node.ID)
 	}
 }

@@ -63,6 +63,7 @@ func Run(t *testing.T, newStore func(t *testing.T) repository.Store) {
 		{"Audit", auditCases},
 		{"Schedules", scheduleCases},
 		{"Revisions", revisionCases},
+		{"Calendars", calendarCases},
 	}
 	for _, sec := range sections {
 		t.Run(sec.name, func(t *testing.T) {

@@ -29,8 +29,12 @@ var ErrStopped = errors.New("easyjob: node stopping")
 type Claim struct {
 	Task    repository.Task // the row as claimed: ID, Version and NodeID are the fence
 	Spec    *spec.Spec
-	LocalAt time.Time // local fire time (database time minus clock offset)
-	Epoch   int64     // Set epoch when claimed: a silence since voids it
+	LocalAt time.Time // local fire time (database time minus clock offset), jitter included
+	// Jitter is the fire's delay after its time (TaskOptions.Jitter:
+	// schedule.JitterOf, the same on every node); 0 for a manual fire or
+	// a retry, which run when asked.
+	Jitter time.Duration
+	Epoch  int64 // Set epoch when claimed: a silence since voids it
 	// Sched is the row's schedule (spec.Spec.ScheduleOf), worked out once
 	// per claim, not per fire; SchedErr says why the registered one stands
 	// in for a stored cron that does not parse.
@@ -41,6 +45,9 @@ type Claim struct {
 	FoundAt time.Time                // database time the fire was found due
 	Misfire repository.MisfireAction // "" when on time
 	Kind    repository.RunKind       // why the fire runs
+	// Excluded says why the task's exclusion calendar skips the fire, ""
+	// when it does not.
+	Excluded string
 
 	// Bookkeeping of internal/dispatch, under the queue's and the pool's
 	// own locks: the position in the delay queue (-1 when not queued) and
@@ -221,10 +228,21 @@ func New(t repository.Task, s *spec.Spec, localAt time.Time, epoch int64) *Claim
 	c := newClaim(t, s, localAt, epoch)
 	if c.Spec, c.SchedErr = s.ForRow(&t); c.SchedErr != nil {
 		c.Sched = &c.Spec.Sched
+		c.delay()
 		return c
 	}
 	c.Sched, c.SchedErr = c.Spec.ScheduleOf(&t)
+	c.delay()
 	return c
+}
+
+// delay applies the task's jitter to the fire: a cron fire of a task with
+// one waits its delay (LocalAt), and is late only from then (Found).
+func (c *Claim) delay() {
+	if upTo := c.Spec.Opts.Jitter; upTo > 0 && c.Task.FireKind == "" && c.Task.Attempt <= 1 {
+		c.Jitter = schedule.JitterOf(c.Task.Name, c.Task.NextStartTime, upTo)
+		c.LocalAt = c.LocalAt.Add(c.Jitter)
+	}
 }
 
 func newClaim(t repository.Task, s *spec.Spec, localAt time.Time, epoch int64) *Claim {
@@ -252,20 +270,23 @@ func (c *Claim) Void() bool { return c.void.Load() }
 // misfire action that lateness calls for, and so the kind of run.
 func (c *Claim) Found(now time.Time) {
 	c.FoundAt = now
-	c.Misfire = schedule.MisfireFor(&c.Spec.Opts, c.Task.NextStartTime, now)
+	c.Misfire = schedule.MisfireFor(&c.Spec.Opts, c.Task.NextStartTime.Add(c.Jitter), now)
 	c.Kind = repository.KindOf(c.Task, c.Misfire)
 }
 
-// Skips reports whether the fire is not to run: found late, its misfire
-// policy skips it, or its start record failed already.
+// Skips reports whether the fire is not to run: its task's calendar
+// excludes it, or found late its misfire policy skips it, or its start
+// record failed already.
 func (c *Claim) Skips() bool {
-	return (c.Misfire != "" && !c.Plan().Run) || c.StartFailed()
+	return c.Excluded != "" || (c.Misfire != "" && !c.Plan().Run) || c.StartFailed()
 }
 
 // Plan is the fire's misfire decision and next fire, as of the time it
 // was found due.
 func (c *Claim) Plan() schedule.Plan {
-	return schedule.PlanFire(*c.Sched, c.Spec.Opts, c.Task.NextStartTime, c.FoundAt)
+	// Lateness counts from the jittered time: the found time moves back by
+	// the jitter rather than the fire forward, which would move the next.
+	return schedule.PlanFire(*c.Sched, c.Spec.Opts, c.Task.NextStartTime, c.FoundAt.Add(-c.Jitter))
 }
 
 // Wait records that the claim waits for a worker since at.

@@ -152,6 +152,7 @@ func (c *Claim) Successor(f repository.Finish, localAt time.Time, epoch int64) *
 	t.FireKind, t.FireArgs = "", "" // a kept claim's next fire is the cron's (a finish that keeps clears both)
 	next := newClaim(t, c.Spec, localAt, c.Epoch)
 	next.Sched = c.Sched // same row, same cron: no need to work it out again
+	next.delay()
 	next.pred.Store(c)
 	c.mu.Lock()
 	defer c.mu.Unlock()

@@ -9,8 +9,10 @@ package explain
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
+	"github.com/easyjob-go/easyjob/easyjob/internal/calendar"
 	"github.com/easyjob-go/easyjob/easyjob/internal/schedule"
 	"github.com/easyjob-go/easyjob/repository"
 )
@@ -27,6 +29,8 @@ type Facts struct {
 	Runs []repository.Execution
 	// Names names nodes by id, for the verdict ("" names a node by id).
 	Names func(repository.NodeID) string
+	// Calendars are the group's exclusion calendars.
+	Calendars calendar.Set
 }
 
 // Answer is the verdict on the fire at a time.
@@ -133,7 +137,9 @@ func verdict(f Facts, a Answer, t time.Time) string {
 	return lead + "no run recorded for this fire: no node claimed it (no live node had the task then), a misfire policy folded it into a later fire, or its history was pruned"
 }
 
-// Ahead is what comes for the task as it stands: its next n fires, or why
+// Ahead is what comes for the task as it stands: its next n fires (when
+// they start: after the task's jitter, without the fires its calendar
+// excludes), or why
 // it fires no more on its own (blocked). stale: no live node registers
 // it; waiting: no live node has its handler (the fires listed come once
 // one has: blocked says so too).
@@ -156,12 +162,40 @@ func Ahead(f Facts, stale, waiting bool, n int) (next []time.Time, blocked strin
 	case t.Cron == "":
 		return nil, "a chain step: it runs after each success of its parent"
 	}
-	next = []time.Time{t.NextStartTime}
+	// The fires to come, those the task's calendar excludes left out
+	// (looking at most maxAhead fires ahead).
+	keep := func(at time.Time) bool { ex, _ := f.Calendars.Excludes(t.Options.Calendar, at); return !ex }
+	if keep(t.NextStartTime) {
+		next = append(next, t.NextStartTime)
+	}
 	if s, err := schedule.Parse(t.Cron, t.Options.Timezone); err == nil {
-		next = append(next, s.ForTask(t.Options, t.CreatedAt).Fires(t.NextStartTime, n-1)...)
+		s = s.ForTask(t.Options, t.CreatedAt)
+		for at, k := t.NextStartTime, 0; len(next) < n && k < maxAhead; k++ {
+			nx, ok := s.Next(at)
+			if !ok {
+				break
+			}
+			if at = nx; keep(nx) {
+				next = append(next, nx)
+			}
+		}
+	}
+	if j := t.Options.Jitter; j > 0 {
+		for i, at := range next {
+			if i > 0 || (t.FireKind == "" && t.Attempt <= 1) { // a manual fire or a retry runs when asked
+				next[i] = at.Add(schedule.JitterOf(t.Name, at, j))
+			}
+		}
+	}
+	if len(next) == 0 && blocked == "" && t.Options.Calendar != "" {
+		blocked = fmt.Sprintf("its calendar %q excludes every fire of the next %d", t.Options.Calendar, maxAhead)
 	}
 	return next, blocked
 }
+
+// maxAhead bounds the fires Ahead looks through for those a calendar
+// lets run (an every-second cron over a two-week holiday is 1.2 million).
+const maxAhead = 100000
 
 // ranVerdict describes the runs of one fire, newest first.
 func ranVerdict(f Facts, runs []repository.Execution) string {
@@ -182,9 +216,12 @@ func ranVerdict(f Facts, runs []repository.Execution) string {
 	case repository.ExecFenced:
 		s = fmt.Sprintf("ran on %s after its claim was lost (fenced: a peer had taken the task over)", node)
 	case repository.ExecSkipped:
-		if last.Misfire != "" {
+		switch {
+		case strings.HasPrefix(last.Error, "excluded by calendar"):
+			s = "not run: " + last.Error
+		case last.Misfire != "":
 			s = fmt.Sprintf("not run: found %s late, its misfire policy (%s) skipped it", late, last.Misfire)
-		} else {
+		default:
 			s = "not run: its parent's run failed, so the chain stopped"
 		}
 	default:

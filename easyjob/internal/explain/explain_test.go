@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/easyjob-go/easyjob/easyjob/internal/calendar"
 	"github.com/easyjob-go/easyjob/repository"
 )
 
@@ -113,5 +114,31 @@ func TestAhead(t *testing.T) {
 				t.Errorf("fires %v: want hourly from the next start time", next[:2])
 			}
 		})
+	}
+}
+
+// TestAheadCalendar: the fires listed ahead leave out those the task's
+// calendar excludes; a fire it skipped says so.
+func TestAheadCalendar(t *testing.T) {
+	task := hourly() // next at 13:00
+	task.Options.Calendar = "lunch"
+	set, errs := calendar.NewSet([]repository.Calendar{{Name: "lunch", Crons: []string{"* * 13,15 * * *"}}})
+	if len(errs) != 0 {
+		t.Fatal(errs)
+	}
+	next, blocked := Ahead(Facts{Task: task, Now: t0, Calendars: set}, false, false, 3)
+	want := []time.Time{t0.Add(4 * time.Hour), t0.Add(6 * time.Hour), t0.Add(7 * time.Hour)}
+	if blocked != "" || len(next) != 3 || !next[0].Equal(want[0]) || !next[1].Equal(want[1]) || !next[2].Equal(want[2]) {
+		t.Errorf("Ahead = %v %q, want %v", next, blocked, want)
+	}
+	all, _ := calendar.NewSet([]repository.Calendar{{Name: "lunch", Crons: []string{"* * * * * *"}}})
+	if next, blocked := Ahead(Facts{Task: task, Now: t0, Calendars: all}, false, false, 3); len(next) != 0 || !strings.Contains(blocked, "excludes every fire") {
+		t.Errorf("Ahead with every fire excluded = %v %q", next, blocked)
+	}
+	a := At(Facts{Task: hourly(), Runs: []repository.Execution{{
+		ScheduledAt: t0, StartedAt: t0, Status: repository.ExecSkipped, Attempt: 1, Error: `excluded by calendar "lunch" (cron * * 13,15 * * *)`,
+	}}}, t0)
+	if !strings.Contains(a.Verdict, `not run: excluded by calendar "lunch"`) {
+		t.Errorf("verdict on an excluded fire: %q", a.Verdict)
 	}
 }

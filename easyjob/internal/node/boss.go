@@ -84,8 +84,9 @@ func (n *Node) dispatch(now time.Time, due []*claim.Claim) (fired, back []*claim
 		back = append(back, not...)
 		for _, c := range ok {
 			c.Found(dbNow)
+			c.Excluded = n.excluded(c)
 			if c.Misfire != "" {
-				n.observe(observe.Event{Kind: observe.EventMisfire, Task: c.Spec.Name, Misfire: c.Misfire, Lag: c.FoundAt.Sub(c.Task.NextStartTime)})
+				n.observe(observe.Event{Kind: observe.EventMisfire, Task: c.Spec.Name, Misfire: c.Misfire, Lag: c.FoundAt.Sub(c.Task.NextStartTime.Add(c.Jitter))})
 			}
 		}
 		n.pool.Submit(now, ok...)

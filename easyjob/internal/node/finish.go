@@ -25,6 +25,10 @@ func (n *Node) outcome(c *claim.Claim, execID int64, status repository.ExecStatu
 	case c.StartFailed():
 		// The start record found the claim lost: the finish records the
 		// run, fenced, and plans nothing (a successor would be void).
+	case pausesTask(c, status):
+		// This failure makes the task's failures in a row reach its
+		// PauseAfter: the finish parks it paused (the store does, in the
+		// same write), so there is no retry and no next fire to keep.
 	case status != repository.ExecSucceeded && status != repository.ExecSkipped && c.Task.Attempt <= c.Spec.Opts.MaxRetries:
 		// A retry is a pending fire any node may claim, so the claim is not kept.
 		f.Next = n.dbNow().Add(schedule.Backoff(attempt, c.Spec.Opts.RetryBackoff, maxRetryBackoff))
@@ -48,6 +52,14 @@ func (n *Node) outcome(c *claim.Claim, execID int64, status repository.ExecStatu
 		f.Keep = true
 	}
 	return f
+}
+
+// pausesTask reports whether a run of c ending in status makes the
+// task's failed runs in a row reach its PauseAfter option (the store's
+// finish pauses it then).
+func pausesTask(c *claim.Claim, status repository.ExecStatus) bool {
+	limit := c.Spec.Opts.PauseAfter
+	return limit > 0 && (status == repository.ExecFailed || status == repository.ExecTimedOut) && c.Task.Failures+1 >= limit
 }
 
 // keepFor reports whether a finish may keep the claim for a next fire at

@@ -19,6 +19,7 @@ func (n *Node) load(ctx context.Context) error {
 	if len(n.roots) == 0 {
 		return nil
 	}
+	n.refreshCalendars(ctx)
 	room := n.cfg.MaxClaims - n.claims.Len()
 	if room <= 0 {
 		return n.checkCrowded(ctx)

@@ -67,6 +67,7 @@ type Node struct {
 	completer *completer
 	outage    *outage // keeps a database outage to a few log lines
 
+	cals       calendars                              // the group's exclusion calendars (calendars.go)
 	collisions atomic.Pointer[[]repository.Collision] // the last checkCollisions found
 	stats      stats
 	hooks      *Hooks

@@ -95,10 +95,13 @@ type firedOutcome struct {
 func (n *Node) runFire(ctx context.Context, c *claim.Claim, skip, done bool) (firedOutcome, context.Context, func(observe.RunResult)) {
 	o := firedOutcome{status: repository.ExecSkipped}
 	if skip {
+		if c.Excluded != "" {
+			o.err = errors.New(c.Excluded) // recorded with the skipped run
+		}
 		return o, ctx, endNothing
 	}
 	n.stats.fired.Add(1)
-	runCtx, endRun := n.fired(ctx, c.Spec, &c.Task, c.Task.NextStartTime, c.FoundAt, c.Misfire, c.Kind)
+	runCtx, endRun := n.fired(ctx, c.Spec, &c.Task, c.Task.NextStartTime, c.FoundAt.Add(-c.Jitter), c.Misfire, c.Kind) // lag from the jittered time
 	switch {
 	case done:
 		o.status = repository.ExecSucceeded

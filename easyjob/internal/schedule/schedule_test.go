@@ -2,6 +2,7 @@ package schedule
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -382,5 +383,34 @@ func TestWindow(t *testing.T) {
 	start := s.Window(base.Add(15*time.Minute), time.Time{})
 	if n, ok := start.Next(base.Add(5 * time.Hour)); !ok || !n.Equal(base.Add(5*time.Hour+10*time.Minute)) {
 		t.Errorf("open end: Next = %s, %v", n, ok)
+	}
+}
+
+// TestJitterOf: the same fire gets the same delay; fires of many tasks
+// spread over the whole range; no delay reaches max.
+func TestJitterOf(t *testing.T) {
+	at := time.Date(2026, 11, 26, 10, 0, 0, 0, time.UTC)
+	if a, b := JitterOf("report", at, time.Minute), JitterOf("report", at, time.Minute); a != b {
+		t.Fatalf("one fire, two delays: %v, %v", a, b)
+	}
+	if JitterOf("report", at, 0) != 0 || JitterOf("report", at, time.Microsecond) != 0 {
+		t.Error("no jitter asked, a delay given")
+	}
+	var buckets [10]int
+	for i := range 10000 {
+		d := JitterOf(fmt.Sprintf("task-%05d", i), at, 10*time.Second)
+		if d < 0 || d >= 10*time.Second || d%time.Millisecond != 0 {
+			t.Fatalf("delay %v out of [0, 10s) or not whole milliseconds", d)
+		}
+		buckets[d/time.Second]++
+	}
+	for i, n := range buckets {
+		if n < 800 || n > 1200 {
+			t.Errorf("second %d of the range got %d of 10000 fires, want about 1000: %v", i, n, buckets)
+		}
+	}
+	if JitterOf("report", at, time.Minute) == JitterOf("report", at.Add(time.Hour), time.Minute) &&
+		JitterOf("report", at.Add(2*time.Hour), time.Minute) == JitterOf("report", at.Add(3*time.Hour), time.Minute) {
+		t.Error("the delay does not change from fire to fire")
 	}
 }

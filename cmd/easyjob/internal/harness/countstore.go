@@ -57,6 +57,9 @@ const (
 	mPublishHandlers
 	mHandlers
 	mRevisions
+	mPutCalendar
+	mCalendars
+	mRemoveCalendar
 	mListen // not a round trip per call: one long-lived session
 	numMethods
 )
@@ -68,7 +71,8 @@ var methodNames = [numMethods]string{
 	"RecoverAll", "Pause", "Resume", "Trigger", "Reschedule", "MarkStale", "Groups", "RemoveTask",
 	"PublishTaskSet", "TaskSet", "ChainRun", "TaskCounts", "TaskPage", "TaskTree", "TaskRuns",
 	"RecentExecutions", "CountFailures", "RecordAudit", "Audit",
-	"CreateSchedules", "UpdateSchedule", "PublishHandlers", "Handlers", "Revisions", "Listen",
+	"CreateSchedules", "UpdateSchedule", "PublishHandlers", "Handlers", "Revisions",
+	"PutCalendar", "Calendars", "RemoveCalendar", "Listen",
 }
 
 // countingStore counts a node's store calls as a hook of the one store

@@ -1,0 +1,1 @@
+ALTER TABLE easyjob_tasks DROP COLUMN IF EXISTS failures;
