@@ -1,14 +1,32 @@
 package dashboard
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 
 	"github.com/easyjob-go/easyjob/easyjob"
 )
 
-// The exclusion calendars of the group, in the API (easyjob.Client:
-// SetCalendar, Calendars, RemoveCalendar).
+// The exclusion calendars of the group: a page of the dashboard, and the
+// API's routes (easyjob.Client: SetCalendar, Calendars, RemoveCalendar).
+
+// calendars is the page listing the group's calendars.
+func (h *Handler) calendars(w http.ResponseWriter, r *http.Request) {
+	s, err := h.snapshot(r.Context())
+	if err != nil {
+		h.unavailable(w, r, err)
+		return
+	}
+	cs, err := cached(r.Context(), h.cache, "calendars", func(ctx context.Context) ([]easyjob.ExclusionCalendar, error) {
+		return h.client.Calendars(ctx)
+	})
+	if err != nil {
+		h.unavailable(w, r, err)
+		return
+	}
+	h.render(w, r, http.StatusOK, "calendars", page{Title: "Calendars", Now: s.now(), Data: cs})
+}
 
 // calendarList is the group's calendars, by name.
 type calendarList struct {

@@ -418,3 +418,20 @@ func TestWhyPanel(t *testing.T) {
 		t.Errorf("GET explain?at=soon: %d, want 400", code)
 	}
 }
+
+// TestCalendarsPage lists the group's calendars and their rules.
+func TestCalendarsPage(t *testing.T) {
+	f := newFixture(t, Options{Refresh: time.Nanosecond}) // nothing cached
+	if _, body := f.get("/calendars"); !strings.Contains(body, "No calendar yet.") {
+		t.Errorf("calendars page of a group without one:\n%s", body)
+	}
+	if _, err := f.client.SetCalendar(f.ctx, easyjob.ExclusionCalendar{Name: "fr", Dates: []string{"2026-12-25"}, Crons: []string{"* * * * 0,6"}, Note: "closed"}); err != nil {
+		t.Fatal(err)
+	}
+	_, body := f.get("/calendars")
+	for _, want := range []string{`data-calendar="fr"`, "<code>2026-12-25</code>", "<code>* * * * 0,6</code>", "closed", `class="on">Calendars`} {
+		if !strings.Contains(body, want) {
+			t.Errorf("calendars page: no %q", want)
+		}
+	}
+}
