@@ -178,6 +178,11 @@ type Finish struct {
 	// Keep asks to keep the claim for Next (status stays doing, version+1).
 	// The store ignores it when the task was paused or triggered meanwhile.
 	Keep bool
+	// Pause parks the task paused, with an audit entry "pause" by the
+	// claimer's node: this run's failure makes the task's failures in a
+	// row reach its PauseAfter (the node decides; it holds the row's
+	// count). Ignored with Done, or when a trigger asked for an extra fire.
+	Pause bool
 	// Handoff marks a claim given up for a peer to take (the strategy now
 	// gives the task to another node): when the row ends pending, the
 	// group's listeners are woken so the new owner claims it at once
@@ -281,6 +286,10 @@ type Recovery struct {
 	// Next replaces next_start_time when not zero (recovery policy skip);
 	// zero keeps it, so the overdue fire runs now.
 	Next time.Time
+	// Delay is the held fire's jitter (TaskOptions.Jitter): the fire
+	// could have started only Delay after its time, so it came due while
+	// the dead node heartbeated only if that moment did.
+	Delay time.Duration
 }
 
 // RecoveryStore finds and resets the tasks of dead nodes.

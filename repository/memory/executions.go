@@ -182,16 +182,15 @@ func finishTask(t *repository.Task, f repository.Finish, now time.Time) {
 	}
 	t.Version++
 	t.LastStatus, t.LastError = f.Status, f.Error
-	failed := f.Status == repository.ExecFailed || f.Status == repository.ExecTimedOut
-	switch {
-	case failed:
+	switch f.Status {
+	case repository.ExecFailed, repository.ExecTimedOut:
 		t.Failures++
-	case f.Status == repository.ExecSucceeded:
+	case repository.ExecSucceeded:
 		t.Failures = 0
 	}
-	// The run that makes the failures in a row reach PauseAfter parks the
-	// task paused (a trigger's extra fire or the end of the cron first).
-	if limit := t.Options.PauseAfter; failed && limit > 0 && t.Failures >= limit && !f.Done && !t.TriggerRequested {
+	// A run whose failure reaches the task's PauseAfter parks it paused
+	// (a trigger's extra fire or the end of the cron first).
+	if f.Pause && !f.Done && !t.TriggerRequested {
 		t.Paused = true
 	}
 	t.LastFinishedAt, t.UpdatedAt = now, now

@@ -73,7 +73,7 @@ func (s *Store) RecoverAll(ctx context.Context, rs []repository.Recovery) ([]err
 		}
 		// A fire due while the node still heartbeated may have run without
 		// a start record (short runs are recorded at their finish).
-		if n, ok := s.nodes[r.DeadNode]; ok && !fire.After(n.HeartbeatAt) {
+		if n, ok := s.nodes[r.DeadNode]; ok && !fire.Add(r.Delay).After(n.HeartbeatAt) {
 			t.LastStatus, t.LastError = repository.ExecAbandoned, msg
 			if !seen {
 				s.lastExec++

@@ -65,10 +65,10 @@ const finishSQL = `WITH v AS (
   SELECT * FROM unnest(?::int[], ?::bigint[], ?::bigint[], ?::bigint[], ?::bigint[], ?::text[], ?::text[],
     ?::timestamptz[], ?::int[], ?::text[], ?::bool[], ?::bool[], ?::bool[],
     ?::bool[], ?::timestamptz[], ?::int[], ?::text[], ?::bigint[], ?::bigint[], ?::bigint[], ?::text[],
-    ?::bigint[], ?::text[], ?::bigint[])
+    ?::bigint[], ?::text[], ?::bigint[], ?::bool[])
     AS v(ord, id, version, node_id, exec_id, status, err, next, attempt, cron, done, keep, handoff,
       run, scheduled, run_attempt, misfire, parent, ran_us, started_us, run_kind,
-      revision, run_args, run_revision)
+      revision, run_args, run_revision, pause)
 ),
 l AS (
   SELECT v.*, ` + fenceHolds + ` AS held, c.paused AS was_paused
@@ -144,11 +144,15 @@ a AS (
     CASE WHEN l.started_us <> 0 THEN ` + measuredStart + ` ELSE statement_timestamp() - l.ran_us * interval '1 microsecond' END,
     ` + measuredEnd + `
   FROM l
-  WHERE l.run AND l.exec_id = 0 AND NOT EXISTS (
-    SELECT 1 FROM easyjob_executions o
-    WHERE o.task_id = l.id AND o.node_id = l.node_id AND o.scheduled_at = l.scheduled AND o.attempt = greatest(l.run_attempt, 1)
-      AND CASE WHEN l.held THEN o.status <> 'fenced'
-        ELSE o.status IN ('running', 'abandoned', 'fenced') OR l.started_us = 0 OR o.started_at = ` + measuredStart + ` END)
+  WHERE l.run AND l.exec_id = 0 AND CASE WHEN l.held THEN NOT EXISTS (
+      SELECT 1 FROM easyjob_executions o
+      WHERE o.task_id = l.id AND o.node_id = l.node_id AND o.scheduled_at = l.scheduled AND o.attempt = greatest(l.run_attempt, 1)
+        AND o.status <> 'fenced')
+    ELSE NOT EXISTS (
+      SELECT 1 FROM easyjob_executions o
+      WHERE o.task_id = l.id AND o.node_id = l.node_id AND o.scheduled_at = l.scheduled AND o.attempt = greatest(l.run_attempt, 1)
+        AND (o.status IN ('running', 'abandoned', 'fenced') OR l.started_us = 0 OR o.started_at = ` + measuredStart + `))
+    END
   RETURNING id
 ),
 r AS (
@@ -173,7 +177,9 @@ n AS (
 SELECT u.ord, %s FROM u WHERE (SELECT count(*) FROM n) >= 0`
 
 // The append (a) of a run without a start record skips a row of its
-// start key that is the run's own: for a held finish any row not fenced
+// start key that is the run's own (the held case written apart, so that
+// its probe is the partial unique index easyjob_executions_live_start_key
+// rather than a walk through the task's history): for a held finish any row not fenced
 // (a retried finish whose first reply was lost); for a fenced one an open
 // row (r closes it), a fenced row, or a closed one that started when this
 // run did (the retry again). A row this node closed under a later claim
@@ -181,13 +187,13 @@ SELECT u.ord, %s FROM u WHERE (SELECT count(*) FROM n) >= 0`
 // fenced one is recorded beside it, so the history keeps every run.
 
 // pausing is true in the finish of a run that makes the task's failed
-// runs in a row reach its PauseAfter option: the finish parks the task
-// paused (unless it is done or a trigger asked for an extra fire) and
-// records the pause in the audit log (pa), in the same statement, so no
-// fire starts between the last allowed failure and the pause.
-const pausing = `(l.status IN ('failed', 'timed_out')
-    AND coalesce((t.options->>'pause_after')::int, 0) > 0
-    AND t.failures + 1 >= coalesce((t.options->>'pause_after')::int, 0))`
+// runs in a row reach its PauseAfter option (Finish.Pause): the finish
+// parks the task paused (unless it is done or a trigger asked for an
+// extra fire) and records the pause in the audit log (pa), in the same
+// statement, so no fire starts between the last allowed failure and the
+// pause. The node decides, from the row it holds: reading the option from
+// the row's JSON here cost every finish, failed or not, a third more.
+const pausing = `l.pause`
 
 // finishQuery is finishSQL as sent (queryEach).
 var finishQuery = dollarPlaceholders(fmt.Sprintf(finishSQL, taskCols("t"), taskCols("u")))
@@ -222,6 +228,7 @@ func (s *Store) finish(ctx context.Context, fs []repository.Finish, query eachRo
 		c.done = append(c.done, f.Done)
 		c.keep = append(c.keep, f.Keep)
 		c.handoff = append(c.handoff, f.Handoff)
+		c.pause = append(c.pause, f.Pause)
 		run := f.ExecutionID == 0 && f.Run != nil
 		r := repository.Execution{ScheduledAt: time.Unix(0, 0)}
 		if run {
@@ -250,7 +257,7 @@ func (s *Store) finish(ctx context.Context, fs []repository.Finish, query eachRo
 	err := query(ctx, finishQuery, []any{
 		c.ord, c.id, c.version, c.node, c.exec, c.status, c.err, c.next, c.attempt, c.cron, c.done, c.keep, c.handoff,
 		c.run, c.scheduled, c.runAttempt, c.misfire, c.parent, c.ranUS, c.startedUS, c.kind,
-		c.revision, c.runArgs, c.runRevision,
+		c.revision, c.runArgs, c.runRevision, c.pause,
 		c.id, c.exec,
 	}, append([]any{&ord}, r.dest()...), func() error {
 		t, ok, err := r.taskWith(&s.opts)
@@ -283,7 +290,7 @@ type finishColumns struct {
 	runArgs                                []string
 	next                                   []*time.Time
 	scheduled                              []time.Time
-	done, keep, handoff, run               []bool
+	done, keep, handoff, run, pause        []bool
 }
 
 // newFinishColumns sizes every column for n finishes: a batch is
@@ -298,6 +305,7 @@ func newFinishColumns(n int) finishColumns {
 		status: make([]string, 0, n), err: make([]string, 0, n), cron: make([]string, 0, n),
 		misfire: make([]string, 0, n), kind: make([]string, 0, n), next: make([]*time.Time, 0, n), scheduled: make([]time.Time, 0, n),
 		done: make([]bool, 0, n), keep: make([]bool, 0, n), handoff: make([]bool, 0, n), run: make([]bool, 0, n),
+		pause: make([]bool, 0, n),
 	}
 }
 

@@ -44,11 +44,12 @@ ORDER BY t.id`
 // snapshot cannot see; it stays running until the zombie's finish, which
 // is fenced, closes it as fenced (TestStartExecutionRacingRecover).
 const recoverSQL = `WITH v AS (
-  SELECT * FROM unnest(?::int[], ?::bigint[], ?::bigint[], ?::bigint[], ?::timestamptz[], ?::text[])
-    AS v(ord, id, version, node_id, next, err)
+  SELECT * FROM unnest(?::int[], ?::bigint[], ?::bigint[], ?::bigint[], ?::timestamptz[], ?::text[], ?::bigint[])
+    AS v(ord, id, version, node_id, next, err, delay_us)
 ),
 l AS (
-  SELECT v.*, c.next_start_time AS fire, c.attempt, c.next_start_time <= hb.heartbeat_at AS due_alive
+  SELECT v.*, c.next_start_time AS fire, c.attempt,
+    c.next_start_time + v.delay_us * interval '1 microsecond' <= hb.heartbeat_at AS due_alive
   FROM easyjob_tasks c JOIN v ON c.id = v.id
   LEFT JOIN easyjob_nodes hb ON hb.id = v.node_id
   WHERE c.id = ANY(?::bigint[]) AND ` + fenceHolds + `
@@ -94,6 +95,7 @@ func (s *Store) RecoverAll(ctx context.Context, rs []repository.Recovery) ([]err
 		id, version, node []int64
 		next              []*time.Time
 		msg               []string
+		delay             []int64
 	)
 	for i, r := range rs {
 		ord = append(ord, int32(i))
@@ -102,10 +104,11 @@ func (s *Store) RecoverAll(ctx context.Context, rs []repository.Recovery) ([]err
 		node = append(node, int64(r.DeadNode))
 		next = append(next, nullTimePtr(r.Next))
 		msg = append(msg, fmt.Sprintf("node %d died", r.DeadNode))
+		delay = append(delay, r.Delay.Microseconds())
 	}
 	args := []any{
 		pgdialect.Array(ord), pgdialect.Array(id), pgdialect.Array(version), pgdialect.Array(node),
-		pgdialect.Array(next), pgdialect.Array(msg), pgdialect.Array(id),
+		pgdialect.Array(next), pgdialect.Array(msg), pgdialect.Array(delay), pgdialect.Array(id),
 	}
 	res, err := s.db.QueryContext(ctx, recoverSQL, args...)
 	if err != nil {

@@ -14,6 +14,7 @@ var appendCases = []testCase{
 	{"FinishAppendsRun", testFinishAppendsRun},
 	{"FinishAppendsFenced", testFinishAppendsFenced},
 	{"RecoverAbandonsUnrecordedFire", testRecoverAbandonsUnrecorded},
+	{"RecoverDelayedFire", testRecoverDelayedFire},
 	{"FinishMeasuredTimes", testFinishMeasuredTimes},
 }
 
@@ -163,5 +164,25 @@ func testFinishMeasuredTimes(e *env) {
 	x = e.exec("long", started.ID)
 	if !x.StartedAt.Equal(f.Started) || !x.FinishedAt.Equal(f.Started.Add(f.Ran)) {
 		e.t.Errorf("recorded run: %v .. %v, want %v .. %v", x.StartedAt, x.FinishedAt, f.Started, f.Started.Add(f.Ran))
+	}
+}
+
+// testRecoverDelayedFire: a jittered fire (Recovery.Delay) whose delayed
+// time had not come by the dead node's last heartbeat never started: no
+// abandoned row, no abandoned last status.
+func testRecoverDelayedFire(e *env) {
+	dead := e.node("dead")
+	due := e.claimed("jittered", dead.ID) // due a second ago
+	if _, err := e.s.Heartbeat(e.ctx, dead); err != nil {
+		e.t.Fatal(err)
+	}
+	if err := e.recover(repository.Recovery{Ref: due.Ref(), DeadNode: dead.ID, Delay: time.Hour}); err != nil {
+		e.t.Fatalf("recover: %v", err)
+	}
+	if xs := e.history("jittered", repository.HistoryFilter{}); len(xs) != 0 {
+		e.t.Errorf("a fire delayed past the dead node's last heartbeat got rows: %+v", xs)
+	}
+	if got := e.task("jittered"); got.LastStatus == repository.ExecAbandoned || got.Status != repository.TaskPending {
+		e.t.Errorf("recovered row: %s, last status %q; want pending, not abandoned", got.Status, got.LastStatus)
 	}
 }

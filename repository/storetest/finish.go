@@ -375,20 +375,20 @@ func testFinishFailures(e *env) {
 	}
 }
 
-// testFinishPausesFailing: the finish whose failure makes the failures in
-// a row reach TaskOptions.PauseAfter parks the task paused, keep or not,
-// and records the pause in the audit log, by the claimer, via "node".
+// testFinishPausesFailing: a finish with Pause (the node's call: its
+// failure makes the failures in a row reach TaskOptions.PauseAfter) parks
+// the task paused though it asked to keep the claim, and records the
+// pause in the audit log, by the claimer, via "node".
 func testFinishPausesFailing(e *env) {
 	node := e.node("n")
-	d := def("fragile", e.now())
-	d.Options.PauseAfter = 2
-	e.upsert(d)
-	t := e.claim(node.ID, e.task("fragile"))[0]
+	t := e.claimed("fragile", node.ID)
 	t, _ = e.runOnce(t, repository.ExecFailed)
 	if t.Status != repository.TaskDoing || t.Paused {
 		e.t.Fatalf("after one failure: %s paused=%v, want still doing", t.Status, t.Paused)
 	}
-	t, _ = e.runOnce(t, repository.ExecTimedOut)
+	f := keep(t, e.start(t).ID, repository.ExecTimedOut)
+	f.Pause = true // the node's call: this failure reaches the task's PauseAfter
+	t = e.finishHeld(f)
 	if t.Status != repository.TaskPaused || !t.Paused || t.NodeID != 0 || t.Failures != 2 {
 		e.t.Fatalf("after the second failure: %s paused=%v node=%d failures=%d, want paused, unclaimed, 2", t.Status, t.Paused, t.NodeID, t.Failures)
 	}

@@ -27,8 +27,9 @@ func (n *Node) outcome(c *claim.Claim, execID int64, status repository.ExecStatu
 		// run, fenced, and plans nothing (a successor would be void).
 	case pausesTask(c, status):
 		// This failure makes the task's failures in a row reach its
-		// PauseAfter: the finish parks it paused (the store does, in the
-		// same write), so there is no retry and no next fire to keep.
+		// PauseAfter: the finish parks it paused and audits the pause in
+		// the same write, so there is no retry and no next fire to keep.
+		f.Pause = true
 	case status != repository.ExecSucceeded && status != repository.ExecSkipped && c.Task.Attempt <= c.Spec.Opts.MaxRetries:
 		// A retry is a pending fire any node may claim, so the claim is not kept.
 		f.Next = n.dbNow().Add(schedule.Backoff(attempt, c.Spec.Opts.RetryBackoff, maxRetryBackoff))

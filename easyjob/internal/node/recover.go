@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/easyjob-go/easyjob/easyjob/internal/schedule"
 	"github.com/easyjob-go/easyjob/easyjob/observe"
 	"github.com/easyjob-go/easyjob/repository"
 )
@@ -75,7 +76,11 @@ func (n *Node) recoverOrphans(ctx context.Context) error {
 			continue
 		}
 		r := repository.Recovery{Ref: o.Task.Ref(), DeadNode: o.DeadNode}
-		if spec, _ := n.specs[o.Task.Handler].ForRow(&o.Task); spec != nil && spec.Opts.Recover == repository.RecoverSkip && o.Task.ParentID == 0 {
+		spec, _ := n.specs[o.Task.Handler].ForRow(&o.Task)
+		if spec != nil && spec.Opts.Jitter > 0 && o.Task.FireKind == "" && o.Task.Attempt <= 1 { // as the claim delays it (claim.New)
+			r.Delay = schedule.JitterOf(o.Task.Name, o.Task.NextStartTime, spec.Opts.Jitter)
+		}
+		if spec != nil && spec.Opts.Recover == repository.RecoverSkip && o.Task.ParentID == 0 {
 			sched, _ := spec.ScheduleOf(&o.Task) // a stored cron that does not parse: the registered one
 			if next, ok := sched.Next(n.dbNow()); ok {
 				r.Next = next
