@@ -102,7 +102,7 @@ func TestSettleOnlyFromFinishing(t *testing.T) {
 func TestFireOnce(t *testing.T) {
 	s := NewSet()
 	c := claimIn(t, Queued)
-	s.Add(c)
+	s.Keep(c)
 	if fired, not := s.Fire([]*Claim{c}); len(fired) != 1 || len(not) != 0 {
 		t.Fatalf("first fire: fired %v, not %v", fired, not)
 	}
@@ -110,11 +110,11 @@ func TestFireOnce(t *testing.T) {
 		t.Fatal("a claim fired twice")
 	}
 	dropped := New(repository.Task{ID: 2}, c.Spec, time.Time{}, 0)
-	s.Add(dropped)
+	s.Keep(dropped)
 	s.Drop(dropped)
 	void := voidSuccessor(t, s, 3)
 	stale := New(repository.Task{ID: 4}, c.Spec, time.Time{}, s.Epoch())
-	s.Add(stale)
+	s.Keep(stale)
 	s.VoidAll()
 	for _, x := range []*Claim{dropped, void, stale} {
 		if fired, _ := s.Fire([]*Claim{x}); len(fired) != 0 {

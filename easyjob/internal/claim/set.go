@@ -49,8 +49,8 @@ func (s *Set) Epoch() int64 { return s.epoch.Load() }
 // VoidAll starts a new epoch: every claim held so far is void.
 func (s *Set) VoidAll() { s.epoch.Add(1) }
 
-// Add holds c as its task's claim.
-func (s *Set) Add(c *Claim) {
+// Keep holds c as its task's claim.
+func (s *Set) Keep(c *Claim) {
 	s.mu.Lock()
 	s.held[c.Task.ID] = c
 	s.mu.Unlock()

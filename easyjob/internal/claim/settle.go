@@ -150,6 +150,12 @@ func (c *Claim) Successor(f repository.Finish, localAt time.Time, epoch int64) *
 	t.Attempt = f.NextAttempt
 	t.Status = repository.TaskDoing
 	t.FireKind, t.FireArgs = "", "" // a kept claim's next fire is the cron's (a finish that keeps clears both)
+	switch f.Status { // as the finish counts the failures in a row (PauseAfter reads them)
+	case repository.ExecFailed, repository.ExecTimedOut:
+		t.Failures++
+	case repository.ExecSucceeded:
+		t.Failures = 0
+	}
 	next := newClaim(t, c.Spec, localAt, c.Epoch)
 	next.Sched = c.Sched // same row, same cron: no need to work it out again
 	next.delay()
@@ -180,7 +186,7 @@ func (c *Claim) predicts(t repository.Task) bool {
 	p := c.Task
 	return t.ID == p.ID && t.Version == p.Version && t.NodeID == p.NodeID && t.Status == repository.TaskDoing &&
 		t.NextStartTime.Equal(p.NextStartTime.Truncate(storePrecision)) && t.Attempt == p.Attempt && t.Cron == p.Cron &&
-		t.Revision == p.Revision
+		t.Revision == p.Revision && t.Failures == p.Failures
 }
 
 // storePrecision is the precision of times in the store: PostgreSQL keeps

@@ -22,7 +22,7 @@ func finishing(t *testing.T, s *Set, id repository.TaskID) *Claim {
 	t.Helper()
 	row := repository.Task{ID: id, Version: 1, NodeID: self, Status: repository.TaskDoing, NextStartTime: time.Unix(40, 0), Attempt: 1}
 	c := New(row, &spec.Spec{Name: "t"}, time.Time{}, s.Epoch())
-	s.Add(c)
+	s.Keep(c)
 	if fired, _ := s.Fire([]*Claim{c}); len(fired) != 1 || !c.To(Finishing) {
 		t.Fatalf("claim %v is not finishing", c)
 	}
@@ -202,7 +202,7 @@ func TestSettleOnlyFinishing(t *testing.T) {
 		} {
 			s := NewSet()
 			c := claimIn(t, from)
-			s.Add(c)
+			s.Keep(c)
 			ran := false
 			c.AfterSettle(func() { ran = true })
 			st := s.Settle(c, res, keepIn(s))

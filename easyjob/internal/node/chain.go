@@ -242,7 +242,7 @@ func (n *Node) claimRow(ctx context.Context, ch *spec.Spec, row repository.Task)
 		return nil, nil
 	}
 	c := claim.New(won[0], ch, time.Time{}, epoch)
-	n.claims.Add(c)
+	n.claims.Keep(c)
 	return c, nil
 }
 

@@ -129,7 +129,7 @@ func (n *Node) claimRefs(ctx context.Context, refs []repository.TaskRef) ([]repo
 		if c.SchedErr != nil {
 			n.log.Error().Err(c.SchedErr).Str("task", t.Name).Msg("easyjob: stored cron is invalid")
 		}
-		n.claims.Add(c)
+		n.claims.Keep(c)
 		n.queue.Push(c)
 	}
 	return won, nil

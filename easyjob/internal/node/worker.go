@@ -42,19 +42,17 @@ func (n *Node) execute(ctx context.Context, c *claim.Claim) {
 	exec, appendRun, err := c.Recorded(n.bg.Done(), n.pool) // the slot is for running jobs, not for waiting on writes
 	endRun(observe.RunResult{Status: o.status, Err: o.err})
 	if err != nil {
-		if errors.Is(err, repository.ErrClaimLost) && o.status != repository.ExecSkipped && o.tx == nil {
-			// The job began under a claim a peer has taken since: the
-			// history keeps the run, as fenced, written by a finish that
-			// the lost claim's fence refuses (outcome keeps nothing).
-			o.appendRun = true
-			n.finishFired(c, o)
+		if !errors.Is(err, repository.ErrClaimLost) || o.status == repository.ExecSkipped || o.tx != nil {
+			// Not recorded (the database away, or a run that did not
+			// begin, or one whose transaction rolls back): nothing to
+			// finish; reconcile releases the row if it is still ours.
+			n.drop(c, o.tx)
 			return
 		}
-		// Not recorded (the database away, or a run that did not begin,
-		// or one whose transaction rolls back): nothing to finish;
-		// reconcile releases the row if it is still ours.
-		n.drop(c, o.tx)
-		return
+		// The job began under a claim a peer has taken since: the history
+		// keeps the run, as fenced, appended by the finish below, which
+		// the lost claim's fence refuses (outcome keeps nothing).
+		appendRun = true
 	}
 	// The outcome (next fire, keep or hand over) is worked out when the
 	// completer builds the finish, after the burst this fire started in;
@@ -72,6 +70,11 @@ func (n *Node) execute(ctx context.Context, c *claim.Claim) {
 func (n *Node) mayStart(ctx context.Context, c *claim.Claim) bool {
 	return n.awaitDatabase(ctx) && c.Epoch == n.claims.Epoch() && !n.suspect()
 }
+
+// skipReason says why a fire did not run, as its history row records it.
+type skipReason string
+
+func (r skipReason) Error() string { return string(r) }
 
 // firedOutcome is how a root fire ended, which its finish is built from.
 type firedOutcome struct {
@@ -96,7 +99,7 @@ func (n *Node) runFire(ctx context.Context, c *claim.Claim, skip, done bool) (fi
 	o := firedOutcome{status: repository.ExecSkipped}
 	if skip {
 		if c.Excluded != "" {
-			o.err = errors.New(c.Excluded) // recorded with the skipped run
+			o.err = skipReason(c.Excluded) // recorded with the skipped run
 		}
 		return o, ctx, endNothing
 	}
