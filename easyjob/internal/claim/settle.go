@@ -150,7 +150,7 @@ func (c *Claim) Successor(f repository.Finish, localAt time.Time, epoch int64) *
 	t.Attempt = f.NextAttempt
 	t.Status = repository.TaskDoing
 	t.FireKind, t.FireArgs = "", "" // a kept claim's next fire is the cron's (a finish that keeps clears both)
-	switch f.Status { // as the finish counts the failures in a row (PauseAfter reads them)
+	switch f.Status {               // as the finish counts the failures in a row (PauseAfter reads them)
 	case repository.ExecFailed, repository.ExecTimedOut:
 		t.Failures++
 	case repository.ExecSucceeded:
