@@ -19,7 +19,9 @@ func TestOverrideSurvivesRestarts(t *testing.T) {
 	code := func(cron string) func(s *Scheduler) {
 		return func(s *Scheduler) {
 			mustRegister(t, s, "five", cron, l.job(nil))
-			mustRegister(t, s, "parked", "0 */5 * * * *", l.job(nil))
+			// Yearly: a fire claimed before the pause (within the fetch
+			// window) runs by design, so none may fall in the test.
+			mustRegister(t, s, "parked", "0 0 0 1 1 *", l.job(nil))
 		}
 	}
 	v1 := code("0 */5 * * * *")
