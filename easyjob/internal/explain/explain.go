@@ -46,13 +46,16 @@ type Answer struct {
 	// Verdict says what happened to the fire, or why nothing did, in one
 	// sentence an operator reads.
 	Verdict string
+	// Window says that the time asked about lies outside the task's
+	// window, as the verdict's lead ("" when it does not).
+	Window string
 }
 
 // At explains the fire at t. Runs in f must be those of the fire At
 // returns as Fire: call FireOf first to know it.
 func At(f Facts, t time.Time) Answer {
 	a := FireOf(f, t)
-	if a.Cron == "" && a.Verdict != "" {
+	if a.Verdict != "" { // no fire to speak of (not created yet, before its window, no cron)
 		return a
 	}
 	a.Verdict = verdict(f, a, t)
@@ -80,8 +83,13 @@ func FireOf(f Facts, t time.Time) Answer {
 	s = s.ForTask(opts, f.Task.CreatedAt)
 	prev, ok := s.Prev(t)
 	switch {
+	case !opts.Start.IsZero() && t.Before(opts.Start):
+		a.Verdict = fmt.Sprintf("%s is before the task's window, which starts at %s", stamp(t), stamp(opts.Start))
 	case ok && prev.Equal(t):
 		a.Fire, a.Scheduled = t, true
+	case ok && !opts.End.IsZero() && t.After(opts.End):
+		a.Fire = prev
+		a.Window = fmt.Sprintf("%s is after the task's window, which ended at %s; ", stamp(t), stamp(opts.End))
 	case ok:
 		a.Fire = prev
 	default:
@@ -118,8 +126,11 @@ func definitionAt(f Facts, t time.Time) (cron string, opts repository.TaskOption
 
 // verdict says what became of fire a.Fire.
 func verdict(f Facts, a Answer, t time.Time) string {
-	lead := ""
-	if !a.Scheduled {
+	lead := a.Window
+	switch {
+	case a.Window != "":
+		lead += fmt.Sprintf("its last fire was %s: ", stamp(a.Fire))
+	case !a.Scheduled:
 		lead = fmt.Sprintf("%s is not a fire of %q; its last fire before was %s: ", stamp(t), a.Cron, stamp(a.Fire))
 	}
 	if len(f.Runs) > 0 {

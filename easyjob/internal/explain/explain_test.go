@@ -142,3 +142,19 @@ func TestAheadCalendar(t *testing.T) {
 		t.Errorf("verdict on an excluded fire: %q", a.Verdict)
 	}
 }
+
+// TestAtWindow: a time before the task's window names the window's start;
+// one after it names its end and the last fire in it.
+func TestAtWindow(t *testing.T) {
+	task := hourly()
+	task.Options.Start, task.Options.End = t0.Add(-2*time.Hour), t0.Add(2*time.Hour)
+	f := Facts{Task: task, Now: t0.Add(5 * time.Hour)}
+	if a := At(f, t0.Add(-3*time.Hour)); !a.Fire.IsZero() || !strings.Contains(a.Verdict, "before the task's window, which starts at 2026-11-26T08:00:00Z") {
+		t.Errorf("before the window: %+v", a)
+	}
+	a := At(f, t0.Add(4*time.Hour))
+	if !a.Fire.Equal(t0.Add(2*time.Hour)) || a.Scheduled ||
+		!strings.HasPrefix(a.Verdict, "2026-11-26T14:00:00Z is after the task's window, which ended at 2026-11-26T12:00:00Z; its last fire was 2026-11-26T12:00:00Z: ") {
+		t.Errorf("after the window: %+v", a)
+	}
+}
