@@ -7,7 +7,6 @@ import (
 
 	"github.com/easyjob-go/easyjob/repository"
 	"github.com/easyjob-go/easyjob/repository/postgres"
-	"github.com/easyjob-go/easyjob/repository/postgres/pgtest"
 )
 
 // TestMigrateBulkCreation upgrades a database written before 0015 (at
@@ -17,15 +16,8 @@ import (
 // group. Down again, the foreign key, the unconditional trigger and the
 // audit log's indexes come back.
 func TestMigrateBulkCreation(t *testing.T) {
-	s := openRaw(t, pgtest.NewDatabase(t))
 	ctx := context.Background()
-	if err := s.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
-	back := postgres.LatestSchemaVersion() - 14
-	if err := s.MigrateDown(ctx, back); err != nil {
-		t.Fatal(err)
-	}
+	s, back := atVersion(t, 14)
 	if !revisionsKeyed(t, s) {
 		t.Fatal("at version 14, easyjob_task_revisions has no foreign key")
 	}

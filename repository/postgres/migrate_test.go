@@ -34,6 +34,23 @@ func tableExists(t *testing.T, s *postgres.Store, name string) bool {
 	return ok
 }
 
+// atVersion returns a store on a database of its own, migrated up and
+// then down to schema version v, and how many steps down that was (to go
+// there again after migrating up).
+func atVersion(t *testing.T, v int) (*postgres.Store, int) {
+	t.Helper()
+	s := openRaw(t, pgtest.NewDatabase(t))
+	ctx := context.Background()
+	if err := s.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	back := postgres.LatestSchemaVersion() - v
+	if err := s.MigrateDown(ctx, back); err != nil {
+		t.Fatal(err)
+	}
+	return s, back
+}
+
 // taskRowExists reports whether group has a task row named name, read
 // with SQL of its own: after a down migration the store's reads may name
 // columns the older schema lacks.

@@ -6,8 +6,6 @@ import (
 	"time"
 
 	"github.com/easyjob-go/easyjob/repository"
-	"github.com/easyjob-go/easyjob/repository/postgres"
-	"github.com/easyjob-go/easyjob/repository/postgres/pgtest"
 )
 
 // TestMigrateTaskTotals upgrades a database written before 0014 (at
@@ -15,15 +13,8 @@ import (
 // already there, tombstones not, and follow the writes after. Down again,
 // the table goes and the tasks stay.
 func TestMigrateTaskTotals(t *testing.T) {
-	s := openRaw(t, pgtest.NewDatabase(t))
 	ctx := context.Background()
-	if err := s.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
-	back := postgres.LatestSchemaVersion() - 13
-	if err := s.MigrateDown(ctx, back); err != nil {
-		t.Fatal(err)
-	}
+	s, back := atVersion(t, 13)
 	if tableExists(t, s, "easyjob_task_totals") {
 		t.Fatal("easyjob_task_totals survived the down migration")
 	}
