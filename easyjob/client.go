@@ -97,7 +97,13 @@ type TaskInfo struct {
 	LastError  string                `json:"last_error,omitempty"`
 	// Failures counts the runs that failed or timed out since the last
 	// success (PauseAfterFailures compares with it).
-	Failures       int       `json:"failures,omitempty"`
+	Failures int `json:"failures,omitempty"`
+	// Fires counts the fires the task has run (MaxFires compares with it).
+	Fires int64 `json:"fires,omitempty"`
+	// BackfillNext is the nominal time of the next fire of a backfill in
+	// progress (Backfill), whose range ends at BackfillTo; zero when none.
+	BackfillNext   time.Time `json:"backfill_next,omitzero"`
+	BackfillTo     time.Time `json:"backfill_to,omitzero"`
 	LastFinishedAt time.Time `json:"last_finished_at"`
 	UpdatedAt      time.Time `json:"updated_at"`
 	// CodeCron is the cron the code registers; Cron differs from it while
@@ -146,7 +152,8 @@ type ExecutionInfo struct {
 	// Misfire names the misfire policy applied when the fire was late.
 	Misfire string `json:"misfire,omitempty"`
 	// Kind says why the run ran: cron, manual (an operator's trigger),
-	// retry, misfire or chain; "" for a run recorded before kinds were.
+	// retry, misfire, chain, buffered (after an overlapping run) or
+	// backfill; "" for a run recorded before kinds were.
 	Kind RunKind `json:"kind,omitempty"`
 	// Args are the arguments the run ran with (a schedule's, or a
 	// trigger's WithArgs); Revision is the revision of the task's
@@ -165,6 +172,12 @@ const (
 	RunRetry   = repository.RunRetry   // a retry of a failed run
 	RunMisfire = repository.RunMisfire // a late fire, run by its misfire policy
 	RunChain   = repository.RunChain   // a chain step, after its parent's success
+	// RunBuffered: a fire due while the previous run ran, run after it
+	// (Overlap policies buffer_one, buffer_all, cancel, terminate).
+	RunBuffered = repository.RunBuffered
+	// RunBackfill: a fire of a past range (Client.Backfill), recorded
+	// with its nominal time.
+	RunBackfill = repository.RunBackfill
 )
 
 // Duration is how long the run took, 0 while it runs.
@@ -268,6 +281,79 @@ func (c *Client) Trigger(ctx context.Context, name string, opts ...TriggerOption
 	return c.info(ctx, t)
 }
 
+// MaxBackfill bounds the fires one Backfill may ask for.
+const MaxBackfill = 10000
+
+// Backfill runs the task for every fire it would have had from `from` to
+// `to` (both included, in the past), within its window: one after
+// another, each recorded with its nominal time and kind backfill, on
+// whichever node claims them (a takeover resumes the range where it was).
+// The task's own next fire does not move; cron fires that come due while
+// the backfill runs follow its overlap policy once it ends. A fire its
+// exclusion calendar excludes is recorded skipped, as at its time; a
+// failed backfill fire is not retried. It returns the fires asked for.
+//
+// Refused, with nothing written: an empty, future or over-long range
+// (more than MaxBackfill fires) and a chain step or a finished task, with
+// ErrInvalidBackfill; a task with a backfill in progress, with
+// ErrBackfillInProgress; a task no live node registers, with
+// ErrNotTriggerable.
+func (c *Client) Backfill(ctx context.Context, name string, from, to time.Time) ([]time.Time, error) {
+	if err := c.triggerable(ctx, name); err != nil {
+		return nil, err
+	}
+	t, err := c.store.Task(ctx, c.group, name)
+	if err != nil {
+		return nil, c.wrap("backfill", name, err)
+	}
+	now, err := c.store.Now(ctx)
+	if err != nil {
+		return nil, c.wrap("backfill", name, err)
+	}
+	fires, err := backfillFires(t, from, to, now)
+	if err != nil {
+		return nil, fmt.Errorf("easyjob: backfill %q: %w", name, err)
+	}
+	detail := fmt.Sprintf("%d fires from %s to %s", len(fires), fires[0].Format(time.RFC3339), to.UTC().Format(time.RFC3339))
+	if _, err := c.store.Backfill(c.audited(ctx, "backfill", name, detail), c.group, name, fires[0], to); err != nil {
+		return nil, c.wrap("backfill", name, err)
+	}
+	return fires, nil
+}
+
+// backfillFires checks a backfill of task t from `from` to `to` at store
+// time now, and returns its fires.
+func backfillFires(t repository.Task, from, to, now time.Time) ([]time.Time, error) {
+	switch {
+	case t.Status == repository.TaskFinished:
+		return nil, fmt.Errorf("%w: the task is finished (its schedule has no further fire)", ErrInvalidBackfill)
+	case !to.After(from):
+		return nil, fmt.Errorf("%w: the range's end %s must be after its start %s", ErrInvalidBackfill,
+			to.UTC().Format(time.RFC3339), from.UTC().Format(time.RFC3339))
+	case to.After(now):
+		return nil, fmt.Errorf("%w: the range's end %s is in the future (now %s): a backfill runs past fires",
+			ErrInvalidBackfill, to.UTC().Format(time.RFC3339), now.Format(time.RFC3339))
+	}
+	sched, err := schedule.Parse(t.Cron, t.Options.Timezone)
+	if err != nil {
+		return nil, err
+	}
+	sched = sched.ForTask(t.Name, t.Options, t.CreatedAt)
+	var fires []time.Time
+	for at, ok := sched.Next(from.Add(-time.Nanosecond)); ok && !at.After(to); at, ok = sched.Next(at) {
+		if len(fires) == MaxBackfill {
+			return nil, fmt.Errorf("%w: more than %d fires from %s to %s: backfill a shorter range", ErrInvalidBackfill,
+				MaxBackfill, from.UTC().Format(time.RFC3339), to.UTC().Format(time.RFC3339))
+		}
+		fires = append(fires, at)
+	}
+	if len(fires) == 0 {
+		return nil, fmt.Errorf("%w: the task has no fire from %s to %s", ErrInvalidBackfill,
+			from.UTC().Format(time.RFC3339), to.UTC().Format(time.RFC3339))
+	}
+	return fires, nil
+}
+
 // triggerable refuses a trigger no node would run.
 func (c *Client) triggerable(ctx context.Context, name string) error {
 	t, err := c.store.Task(ctx, c.group, name)
@@ -360,7 +446,7 @@ func (c *Client) reschedule(ctx context.Context, action, name, cron string) (Tas
 	if err != nil {
 		return TaskInfo{}, c.wrap("reschedule", name, err)
 	}
-	sched = sched.ForTask(t.Options, t.CreatedAt)
+	sched = sched.ForTask(t.Name, t.Options, t.CreatedAt)
 	next := nextFires(sched, now)
 	if len(next) == 0 {
 		next = []time.Time{now} // an empty cron (a child): due with its parent's next success
@@ -551,6 +637,7 @@ func TaskInfoOf(t repository.Task, parent string) TaskInfo {
 		Paused: t.Paused, TriggerRequested: t.TriggerRequested, NodeID: int64(t.NodeID),
 		NextStartTime: t.NextStartTime, Attempt: t.Attempt, Timezone: t.Options.Timezone,
 		Version: t.Version, LastStatus: t.LastStatus, LastError: t.LastError, Failures: t.Failures,
+		Fires: t.Fires, BackfillNext: t.BackfillNext, BackfillTo: t.BackfillTo,
 		LastFinishedAt: t.LastFinishedAt, UpdatedAt: t.UpdatedAt,
 		CodeCron: t.CodeCron, Overridden: t.Overridden(), OverriddenAt: t.OverriddenAt,
 		Dynamic: t.Dynamic, Args: rawArgs(t.Args), Revision: t.Revision, Handler: handlerOf(t),

@@ -3,10 +3,12 @@ package easyjob
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/easyjob-go/easyjob/easyjob/internal/calendar"
 	"github.com/easyjob-go/easyjob/easyjob/internal/explain"
+	"github.com/easyjob-go/easyjob/easyjob/internal/forecast"
 	"github.com/easyjob-go/easyjob/easyjob/internal/schedule"
 	"github.com/easyjob-go/easyjob/repository"
 )
@@ -32,7 +34,7 @@ func (c *Client) PreviewReschedule(ctx context.Context, name, cron string, n int
 	if err != nil {
 		return nil, c.wrap("reschedule", name, err)
 	}
-	return sched.ForTask(t.Options, t.CreatedAt).Fires(now, n), nil
+	return sched.ForTask(t.Name, t.Options, t.CreatedAt).Fires(now, n), nil
 }
 
 // emptyCron reports an expression without fields of its own.
@@ -163,7 +165,137 @@ func (c *Client) Explain(ctx context.Context, name string, at time.Time) (Explan
 			return ""
 		}
 	}
+	f.Waiting = info.Waiting
+	if len(f.Runs) == 0 && !fire.Fire.IsZero() && fire.Fire.Before(now) {
+		if f.Covering, err = c.covering(ctx, name, fire.Fire); err != nil {
+			return Explanation{}, c.wrap("explain", name, err)
+		}
+	}
 	a := explain.At(f, at)
 	out.Fire = &FireVerdict{At: at, Fire: a.Fire, Scheduled: a.Scheduled, Cron: a.Cron, Runs: ExecutionInfos(f.Runs), Verdict: a.Verdict}
+	return out, nil
+}
+
+// coveringLookback bounds the earlier fires Explain looks through for a
+// run that was still running at a fire without runs of its own.
+const coveringLookback = 20
+
+// covering finds the run of an earlier fire of the task that was still
+// running at fire: the newest earlier fire with runs, if its newest run
+// ended after fire (or has not ended). Each step is one indexed read.
+func (c *Client) covering(ctx context.Context, name string, fire time.Time) (*repository.Execution, error) {
+	t, err := c.store.Task(ctx, c.group, name)
+	if err != nil || t.Cron == "" {
+		return nil, err
+	}
+	s, err := schedule.Parse(t.Cron, t.Options.Timezone)
+	if err != nil {
+		return nil, nil //nolint:nilerr // a cron that does not parse covers nothing; Explain says so itself
+	}
+	s = s.ForTask(t.Name, t.Options, t.CreatedAt)
+	at := fire
+	for range coveringLookback {
+		prev, ok := s.Prev(at.Add(-time.Nanosecond))
+		if !ok {
+			return nil, nil
+		}
+		runs, err := c.store.History(ctx, c.group, name, repository.HistoryFilter{Fire: prev, Limit: 1})
+		if err != nil {
+			return nil, err
+		}
+		if len(runs) > 0 {
+			if x := runs[0]; x.FinishedAt.IsZero() || x.FinishedAt.After(fire) {
+				return &x, nil
+			}
+			return nil, nil
+		}
+		at = prev
+	}
+	return nil, nil
+}
+
+// Forecast is the fires a group's schedules will have over a horizon,
+// counted per second (Client.Forecast): where the storms are.
+type Forecast struct {
+	From    time.Time     `json:"from"`    // store clock, whole seconds
+	Horizon time.Duration `json:"horizon"` // whole seconds
+	// Schedules counts the tasks whose fires are counted: roots with a
+	// cron, neither paused nor finished (a chain step runs after its
+	// parent). Unparsed counts those whose cron does not parse here (a
+	// time zone this host lacks).
+	Schedules int `json:"schedules"`
+	Unparsed  int `json:"unparsed,omitempty"`
+	// Total is the fires in the horizon.
+	Total int64 `json:"total"`
+	// Peaks are the busiest seconds, busiest first (ForecastPeaks of
+	// them; Top ranks more).
+	Peaks []ForecastSecond `json:"peaks"`
+	// Minutes are the fires per minute from From.
+	Minutes []int `json:"minutes"`
+	// Seconds are the seconds with at least one fire, in time order.
+	Seconds []ForecastSecond `json:"seconds,omitempty"`
+}
+
+// ForecastSecond is one second of a Forecast and its fires.
+type ForecastSecond struct {
+	At    time.Time `json:"at"`
+	Fires int       `json:"fires"`
+}
+
+// ForecastPeaks is how many busiest seconds Forecast.Peaks lists.
+const ForecastPeaks = 10
+
+// forecastPage is how many tasks Client.Forecast reads a page: a
+// million schedules are 200 statements, none of them a giant one.
+const forecastPage = 5000
+
+// Top returns the n busiest seconds of f, busiest first (the earlier of
+// equals first).
+func (f Forecast) Top(n int) []ForecastSecond {
+	s := append([]ForecastSecond{}, f.Seconds...)
+	slices.SortStableFunc(s, func(a, b ForecastSecond) int { return b.Fires - a.Fires })
+	return s[:min(max(n, 0), len(s))]
+}
+
+// Forecast counts the fires of the group's schedules from from (zero: the
+// store's now) over horizon (at most 7 days), second by second, as their
+// crons, time zones, windows, spreads and jitters place them; paused and
+// finished tasks and chain steps are left out, and calendars are not
+// applied (an excluded fire is counted). It reads the tasks in pages
+// (TaskPage), keeping counts, not tasks. A horizon out of range gives an
+// error wrapping ErrInvalidOption.
+func (c *Client) Forecast(ctx context.Context, from time.Time, horizon time.Duration) (Forecast, error) {
+	if from.IsZero() {
+		now, err := c.store.Now(ctx)
+		if err != nil {
+			return Forecast{}, fmt.Errorf("easyjob: forecast of group %q: %w", c.group, err)
+		}
+		from = now
+	}
+	fc, err := forecast.New(from, horizon)
+	if err != nil {
+		return Forecast{}, fmt.Errorf("%w: %w", ErrInvalidOption, err)
+	}
+	q := repository.TaskQuery{Limit: forecastPage, LiveWithin: c.live}
+	for {
+		p, err := c.store.TaskPage(ctx, c.group, q)
+		if err != nil {
+			return Forecast{}, fmt.Errorf("easyjob: forecast of group %q: read tasks: %w", c.group, err)
+		}
+		for i := range p.Rows {
+			fc.Add(&p.Rows[i].Task)
+		}
+		if !p.HasNext || len(p.Rows) == 0 {
+			break
+		}
+		q = p.Next(q)
+	}
+	r := fc.Result()
+	out := Forecast{From: r.From, Horizon: r.Horizon, Schedules: r.Tasks, Unparsed: r.Skipped, Total: r.Total, Minutes: r.Buckets(time.Minute)}
+	out.Seconds = make([]ForecastSecond, len(r.Seconds))
+	for i, s := range r.Seconds {
+		out.Seconds[i] = ForecastSecond(s)
+	}
+	out.Peaks = out.Top(ForecastPeaks)
 	return out, nil
 }

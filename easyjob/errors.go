@@ -60,6 +60,13 @@ var (
 	// ErrCalendarNotFound is returned for a calendar name the group does
 	// not have (Client.RemoveCalendar, a schedule naming it).
 	ErrCalendarNotFound = repository.ErrCalendarNotFound
+	// ErrInvalidBackfill is returned by Client.Backfill for a range that
+	// is empty, in the future or too long, or a task that cannot be
+	// backfilled (a chain step, a finished task).
+	ErrInvalidBackfill = errors.New("easyjob: invalid backfill")
+	// ErrBackfillInProgress is returned by Client.Backfill while an
+	// earlier backfill of the task has fires left.
+	ErrBackfillInProgress = repository.ErrBackfillInProgress
 	// ErrClaimLost reports a fenced write: the node no longer owned the task.
 	ErrClaimLost = repository.ErrClaimLost
 )

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/easyjob-go/easyjob/easyjob/internal/schedule"
 	"github.com/easyjob-go/easyjob/repository"
 )
 
@@ -180,6 +181,32 @@ func Jitter(upTo time.Duration) Option {
 	}
 }
 
+// Spread moves every fire of the task later by a fixed offset in
+// [0, window): a hash of the task's name, so every node computes the same
+// offset and the task keeps its own grid (cron time + offset, every
+// time). Unlike Jitter the offset is part of the schedule: the stored
+// next fire and the run's scheduled time are the moved ones, so 100,000
+// tasks on "0 * * * *" come due over window instead of in one second, in
+// the database as in the services they call. Window bounds apply to the
+// moved times; a one-off ("@at") is not moved. Keep window well below the
+// cron's interval.
+func Spread(window time.Duration) Option {
+	return func(s *taskSpec) error {
+		if window <= 0 || window > 24*time.Hour {
+			return fmt.Errorf("%w: Spread must be above 0 and at most 24h (got %v)", ErrInvalidOption, window)
+		}
+		s.Opts.Spread = window
+		return nil
+	}
+}
+
+// SpreadOffset is the offset Spread(window) gives the task named task:
+// its fires are its cron's times + this, on every node. Tools that check
+// when a spread task ran (a bench harness, a monitor) compute it here.
+func SpreadOffset(task string, window time.Duration) time.Duration {
+	return schedule.SpreadOf(task, window)
+}
+
 // PauseAfterFailures pauses the task when n of its runs in a row failed
 // or timed out, on whichever nodes they ran (TaskInfo.Failures counts
 // them; a success resets the count). The pause is in the audit log, by
@@ -191,6 +218,72 @@ func PauseAfterFailures(n int) Option {
 			return fmt.Errorf("%w: PauseAfterFailures needs n >= 1 (got %d)", ErrInvalidOption, n)
 		}
 		s.Opts.PauseAfter = n
+		return nil
+	}
+}
+
+// OverlapPolicy says what a fire due while the task's previous run still
+// runs does (Overlap); see the constants.
+type OverlapPolicy = repository.OverlapPolicy
+
+// The overlap policies.
+const (
+	// OverlapWait (the default): the fire waits for the run, is then
+	// late, and the misfire policy decides (by default: run once now).
+	OverlapWait = repository.OverlapWait
+	// OverlapSkip drops the fires due while the run ran.
+	OverlapSkip = repository.OverlapSkip
+	// OverlapBufferOne runs the first of them once the run ends.
+	OverlapBufferOne = repository.OverlapBufferOne
+	// OverlapBufferAll runs each of them in turn (at most the newest 1000).
+	OverlapBufferAll = repository.OverlapBufferAll
+	// OverlapCancel cancels the running job's context at the next fire,
+	// waits for it to return, then runs that fire.
+	OverlapCancel = repository.OverlapCancel
+	// OverlapTerminate cancels it and waits at most OverlapGrace (default
+	// 10s), then runs the fire; a job that ignores its context is left to
+	// return on its own, its run recorded cancelled (terminated).
+	OverlapTerminate = repository.OverlapTerminate
+)
+
+// Overlap sets what happens when a fire of the task comes due while its
+// previous run (on whichever node) still runs. Runs of one task never
+// overlap under any policy: the node that runs a fire holds the task
+// until its finish is written, and applies the policy then (or, to cancel
+// or terminate, at the next fire's time). Fires run after an overlap are
+// recorded with kind "buffered"; cancelled runs with status "cancelled".
+func Overlap(p OverlapPolicy) Option {
+	return func(s *taskSpec) error {
+		if !p.Valid() {
+			return fmt.Errorf("%w: Overlap(%q): not a policy (wait, skip, buffer_one, buffer_all, cancel, terminate)", ErrInvalidOption, string(p))
+		}
+		s.Opts.Overlap = p
+		return nil
+	}
+}
+
+// OverlapGrace is how long OverlapTerminate waits for a cancelled job to
+// return before it runs the next fire without it (default 10s).
+func OverlapGrace(d time.Duration) Option {
+	return func(s *taskSpec) error {
+		if d <= 0 || d > time.Hour {
+			return fmt.Errorf("%w: OverlapGrace must be above 0 and at most 1h (got %v)", ErrInvalidOption, d)
+		}
+		s.Opts.OverlapGrace = d
+		return nil
+	}
+}
+
+// MaxFires finishes the task once n of its fires ran (cron, manual,
+// buffered and misfire fires; a retry is part of its fire; chain steps
+// and backfills are not counted), on whichever nodes: run n times, then
+// stop. TaskInfo.Fires counts them.
+func MaxFires(n int64) Option {
+	return func(s *taskSpec) error {
+		if n < 1 {
+			return fmt.Errorf("%w: MaxFires needs n >= 1 (got %d)", ErrInvalidOption, n)
+		}
+		s.Opts.MaxFires = n
 		return nil
 	}
 }
@@ -234,8 +327,20 @@ func OptionsOf(o repository.TaskOptions) []Option {
 	if o.Jitter > 0 {
 		opts = append(opts, Jitter(o.Jitter))
 	}
+	if o.Spread > 0 {
+		opts = append(opts, Spread(o.Spread))
+	}
 	if o.PauseAfter > 0 {
 		opts = append(opts, PauseAfterFailures(o.PauseAfter))
+	}
+	if o.Overlap != OverlapWait {
+		opts = append(opts, Overlap(o.Overlap))
+	}
+	if o.OverlapGrace > 0 {
+		opts = append(opts, OverlapGrace(o.OverlapGrace))
+	}
+	if o.MaxFires > 0 {
+		opts = append(opts, MaxFires(o.MaxFires))
 	}
 	return opts
 }

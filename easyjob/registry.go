@@ -68,7 +68,7 @@ func (s *taskSpec) build(fn Func, opts []Option) error {
 	if sched.Empty() && s.Parent == "" {
 		return fmt.Errorf("%w: task %q: a root task needs a cron expression", ErrInvalidCron, s.Name)
 	}
-	s.Sched = sched.Window(s.Opts.Start, s.Opts.End)
+	s.Sched = sched.Spread(s.Name, s.Opts.Spread).Window(s.Opts.Start, s.Opts.End)
 	withDefaults(&s.Opts)
 	return nil
 }

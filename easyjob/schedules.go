@@ -212,7 +212,7 @@ func (k *scheduleChecker) def(s Schedule) (repository.ScheduleDef, error) {
 		return repository.ScheduleDef{}, err
 	}
 	def := repository.ScheduleDef{Name: s.Name, Handler: s.Handler, Cron: s.Cron, Args: args, Options: ts.Opts, Paused: s.Paused}
-	sched = sched.ForTask(ts.Opts, k.now)
+	sched = sched.ForTask(s.Name, ts.Opts, k.now)
 	next, ok := sched.Next(k.now)
 	if at, once := sched.OneOff(); once && !ok {
 		return repository.ScheduleDef{}, fmt.Errorf("%w: schedule %q: its one fire, %s, has passed (the database's clock reads %s)",

@@ -20,6 +20,9 @@ var (
 	ErrSchemaTooNew = errors.New("easyjob: database schema is newer than this binary")
 	// ErrTaskSetNotFound means no task set was published under that id.
 	ErrTaskSetNotFound = errors.New("easyjob: task set not found")
+	// ErrBackfillInProgress means the task has a backfill whose fires have
+	// not all run: one backfill at a time per task.
+	ErrBackfillInProgress = errors.New("easyjob: a backfill is in progress")
 	// ErrConflict means a control operation lost a version race repeatedly.
 	ErrConflict = errors.New("easyjob: concurrent update, try again")
 )

@@ -49,6 +49,9 @@ const (
 	ExecFenced ExecStatus = "fenced"
 	// ExecSkipped: the fire was not run (misfire policy skip, failed parent).
 	ExecSkipped ExecStatus = "skipped"
+	// ExecCancelled: its job's context was cancelled before it ended (the
+	// task's overlap policy cancel or terminate: the next fire came due).
+	ExecCancelled ExecStatus = "cancelled"
 )
 
 // String implements fmt.Stringer.
@@ -60,7 +63,7 @@ func (s ExecStatus) Final() bool { return s != ExecRunning && s != "" }
 // ParseExecStatus parses the string form of an ExecStatus.
 func ParseExecStatus(s string) (ExecStatus, error) {
 	switch e := ExecStatus(s); e {
-	case ExecRunning, ExecSucceeded, ExecFailed, ExecTimedOut, ExecAbandoned, ExecFenced, ExecSkipped:
+	case ExecRunning, ExecSucceeded, ExecFailed, ExecTimedOut, ExecAbandoned, ExecFenced, ExecSkipped, ExecCancelled:
 		return e, nil
 	}
 	return "", fmt.Errorf("easyjob: unknown execution status %q", s)

@@ -167,6 +167,20 @@ type Finish struct {
 	// Next is the next fire time and NextAttempt its attempt number.
 	Next        time.Time
 	NextAttempt int
+	// NextKind is the kind of the fire at Next when it is not the cron's
+	// own (Task.FireKind): RunBuffered for a fire that came due while this
+	// run ran, RunBackfill for the next of a backfill; "" otherwise. A
+	// trigger asked for meanwhile wins (manual).
+	NextKind RunKind
+	// Backfilled marks the finish of a backfill fire: the row's pending
+	// backfill fire becomes BackfillNext, the next of the range (zero when
+	// the range is done: the backfill ends). Next is then the row's own
+	// next fire, unchanged.
+	Backfilled   bool
+	BackfillNext time.Time
+	// CountFire counts this run in the task's fires (Task.Fires): the
+	// first attempt of a fire that ran, not a chain step or a backfill.
+	CountFire bool
 	// Cron is the expression Next was computed from, Revision the
 	// revision of the definition the fire ran. When the row's cron or
 	// revision differs (rescheduled or edited while the fire ran), the
@@ -322,6 +336,12 @@ type ControlStore interface {
 	// after the current fire. args, when not "", are the arguments of
 	// that fire (JSON text, Task.FireArgs); "" runs it with the schedule's.
 	Trigger(ctx context.Context, group, name string, args string) (Task, error)
+	// Backfill asks for the fires of a past range to run, one after
+	// another: first is the range's first fire, to its end (both in the
+	// past). The row keeps its own next fire (Task.BackfillNext); a doing
+	// row runs the backfill after its current fire. It fails with
+	// ErrBackfillInProgress while an earlier backfill has fires left.
+	Backfill(ctx context.Context, group, name string, first, to time.Time) (Task, error)
 	// Reschedule sets a new cron and the next fire computed from it. It
 	// marks the task overridden (OverriddenAt = now), or clears the
 	// override when cron is the code's (CodeCron). next are the new cron's

@@ -1,6 +1,9 @@
 package repository
 
-import "time"
+import (
+	"fmt"
+	"time"
+)
 
 // TaskID identifies a task row.
 type TaskID int64
@@ -34,6 +37,71 @@ const (
 	RecoverSkip RecoverPolicy = "skip"
 )
 
+// OverlapPolicy says what happens when a task's fire comes due while its
+// previous run still runs (on whichever node).
+type OverlapPolicy string
+
+// Overlap policies.
+const (
+	// OverlapWait (the default) lets the fire wait for the run; it is
+	// then late, and the misfire policy decides (by default it runs once).
+	OverlapWait OverlapPolicy = ""
+	// OverlapSkip drops the fires that came due while the run ran; the
+	// next is the cron's first after the run ended.
+	OverlapSkip OverlapPolicy = "skip"
+	// OverlapBufferOne runs the first fire that came due while the run
+	// ran once it ended (kind buffered); the others are dropped.
+	OverlapBufferOne OverlapPolicy = "buffer_one"
+	// OverlapBufferAll runs every fire that came due while the run ran,
+	// one after another (kind buffered), at most BufferLimit of them: the
+	// newest.
+	OverlapBufferAll OverlapPolicy = "buffer_all"
+	// OverlapCancel cancels the running job's context when the next fire
+	// comes due, waits for the job to return (recorded cancelled), then
+	// runs that fire.
+	OverlapCancel OverlapPolicy = "cancel"
+	// OverlapTerminate cancels the running job's context when the next
+	// fire comes due and waits at most TaskOptions.OverlapGrace for it:
+	// a job that ignores its context is recorded cancelled (terminated)
+	// and left to return on its own while the new fire runs.
+	OverlapTerminate OverlapPolicy = "terminate"
+)
+
+// BufferLimit bounds the fires OverlapBufferAll keeps behind one run.
+const BufferLimit = 1000
+
+// DefaultOverlapGrace is OverlapTerminate's wait for a cancelled job when
+// TaskOptions.OverlapGrace is 0.
+const DefaultOverlapGrace = 10 * time.Second
+
+// Valid reports whether p is a known policy.
+func (p OverlapPolicy) Valid() bool {
+	switch p {
+	case OverlapWait, OverlapSkip, OverlapBufferOne, OverlapBufferAll, OverlapCancel, OverlapTerminate:
+		return true
+	}
+	return false
+}
+
+// String names the policy ("wait" for the default).
+func (p OverlapPolicy) String() string {
+	if p == OverlapWait {
+		return "wait"
+	}
+	return string(p)
+}
+
+// ParseOverlapPolicy parses a policy's name, "wait" or "" for the default.
+func ParseOverlapPolicy(s string) (OverlapPolicy, error) {
+	if s == "wait" {
+		return OverlapWait, nil
+	}
+	if p := OverlapPolicy(s); p.Valid() {
+		return p, nil
+	}
+	return "", fmt.Errorf("easyjob: unknown overlap policy %q (wait, skip, buffer_one, buffer_all, cancel, terminate)", s)
+}
+
 // TaskOptions are the per-task policies, stored with the task row.
 type TaskOptions struct {
 	Timezone         string        `json:"tz,omitempty"`
@@ -60,9 +128,22 @@ type TaskOptions struct {
 	// from the task and the fire (the same on every node), so that many
 	// tasks on one cron do not start in the same millisecond. 0: none.
 	Jitter time.Duration `json:"jitter,omitempty"`
+	// Spread moves the task's whole grid later by an offset in
+	// [0, Spread) hashed from its name (the same on every node): its
+	// stored fire times are the cron's + that offset, so many tasks on
+	// one cron come due over the window. 0: none.
+	Spread time.Duration `json:"spread,omitempty"`
 	// PauseAfter pauses the task when this many runs in a row failed or
 	// timed out (Task.Failures), recorded in the audit log; 0: never.
 	PauseAfter int `json:"pause_after,omitempty"`
+	// Overlap is what a fire due while the previous run still runs does.
+	Overlap OverlapPolicy `json:"overlap,omitempty"`
+	// OverlapGrace is how long OverlapTerminate waits for a cancelled job
+	// (0: DefaultOverlapGrace).
+	OverlapGrace time.Duration `json:"overlap_grace,omitempty"`
+	// MaxFires finishes the task once this many of its fires ran
+	// (Task.Fires); 0: no bound.
+	MaxFires int64 `json:"max_fires,omitempty"`
 }
 
 // Task is one row of the tasks table.
@@ -128,6 +209,32 @@ type Task struct {
 	// (Finish.Revision) does not keep the claim, and the row's next fire
 	// stands, as when the cron changed.
 	Revision int64
+	// BackfillNext is the nominal time of the next fire of a backfill an
+	// operator asked for (Client.Backfill), zero when none is pending;
+	// BackfillTo is the end of its range. NextStartTime stays the cron's
+	// own next fire meanwhile: the row is due at the earlier of the two
+	// (DueAt), and a claim of it runs the backfill fire first (a manual
+	// fire goes before it).
+	BackfillNext time.Time
+	BackfillTo   time.Time
+	// Fires counts the runs of the task's fires (not retries, chain steps
+	// or backfills), which its MaxFires option compares with.
+	Fires int64
+}
+
+// DueAt is when the row's pending fire is due: its next fire, or its
+// next backfill fire when that is earlier (it is in the past: at once).
+func (t Task) DueAt() time.Time {
+	if !t.BackfillNext.IsZero() && t.BackfillNext.Before(t.NextStartTime) {
+		return t.BackfillNext
+	}
+	return t.NextStartTime
+}
+
+// RunsBackfill reports whether a claim of t runs its pending backfill
+// fire (rather than its next fire: a manual fire goes first).
+func (t Task) RunsBackfill() bool {
+	return !t.BackfillNext.IsZero() && t.FireKind != RunManual
 }
 
 // RunArgs are the arguments the pending fire of t runs with: a manual

@@ -39,6 +39,12 @@
 //	                        --at, what became of that fire: its runs, or
 //	                        why none (paused then, not yet created, not a
 //	                        fire of the cron then, its node died, ...)
+//	forecast [--hours 24] [--top 10] [--by hour|minute]
+//	                        count the fires of the group's schedules per
+//	                        second over the next hours: the total, the
+//	                        peak seconds and the fires per hour or minute
+//	                        with each one's busiest second (--spread on
+//	                        create and update flattens a storm)
 //	create NAME --handler KIND --cron SPEC [--args JSON]
 //	                        create a schedule at runtime, run by the
 //	                        handler kind a node registers (easyjob.Handle)

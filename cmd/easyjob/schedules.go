@@ -21,8 +21,10 @@ type scheduleFlags struct {
 	fs                                     *flag.FlagSet
 	handler, cron, at, args, tz, misfire   *string
 	runTimeout, retryBackoff, misfireAfter *time.Duration
-	jitter                                 *time.Duration
+	jitter, spread, overlapGrace           *time.Duration
 	retries, pauseAfter                    *int
+	maxFires                               *int64
+	overlap                                *string
 	skipInterrupted, everyFromCreation     *bool
 	start, end, calendar                   *string
 	allowUnknown                           *bool
@@ -56,7 +58,11 @@ func addScheduleFlags(fs *flag.FlagSet, update bool) *scheduleFlags {
 	f.start = fs.String("start", "", keep("no fire before this time (RFC 3339; '' for no bound)", "none"))
 	f.end = fs.String("end", "", keep("no fire after this time (RFC 3339; '' for no bound): the schedule finishes after its last run", "none"))
 	f.jitter = fs.Duration("jitter", 0, keep("delay each cron fire by up to this much, the same delay on every node (0: none)", "none"))
+	f.spread = fs.Duration("spread", 0, keep("move the whole grid by a fixed offset in [0, this) hashed from the name, the same on every node: many schedules on one cron come due over it (0: none)", "none"))
 	f.pauseAfter = fs.Int("pause-after", 0, keep("pause the schedule after this many failed runs in a row (0: never)", "never"))
+	f.overlap = fs.String("overlap", "", keep("what a fire due while the previous run still runs does: wait, skip, buffer_one, buffer_all, cancel or terminate", "wait"))
+	f.overlapGrace = fs.Duration("overlap-grace", 0, keep("how long --overlap terminate waits for a cancelled run before the next fire runs without it", "10s"))
+	f.maxFires = fs.Int64("max-fires", 0, keep("finish the schedule once this many of its fires ran (0: no bound)", "no bound"))
 	f.calendar = fs.String("calendar", "", keep("skip the fires this exclusion calendar of the group excludes ('easyjob calendar'; '' for none)", "none"))
 	f.allowUnknown = fs.Bool("allow-unknown", false, "accept a handler kind no live node registers: the schedule waits, its arguments unchecked, until a node with that handler starts")
 	return f
@@ -109,6 +115,9 @@ func (f *scheduleFlags) schedule(name string, cur repository.Task) (easyjob.Sche
 		nonNegative(f, "misfire-after", f.misfireAfter, &o.MisfireThreshold),
 		nonNegative(f, "pause-after", f.pauseAfter, &o.PauseAfter),
 		nonNegative(f, "jitter", f.jitter, &o.Jitter),
+		nonNegative(f, "spread", f.spread, &o.Spread),
+		nonNegative(f, "overlap-grace", f.overlapGrace, &o.OverlapGrace),
+		nonNegative(f, "max-fires", f.maxFires, &o.MaxFires),
 	} {
 		if err != nil {
 			return s, err
@@ -120,6 +129,13 @@ func (f *scheduleFlags) schedule(name string, cur repository.Task) (easyjob.Sche
 			return s, err
 		}
 		o.Misfire, o.CatchUpMax = action, n
+	}
+	if f.set("overlap") {
+		p, err := repository.ParseOverlapPolicy(*f.overlap)
+		if err != nil {
+			return s, usageError{err}
+		}
+		o.Overlap = p
 	}
 	if f.set("skip-interrupted") {
 		o.Recover = repository.RecoverRerun
@@ -167,7 +183,7 @@ func parseAt(v string, now time.Time) (time.Time, error) {
 
 // nonNegative copies the value v of flag name into into when the command
 // line gave the flag, refusing a negative one.
-func nonNegative[T int | time.Duration](f *scheduleFlags, name string, v, into *T) error {
+func nonNegative[T int | int64 | time.Duration](f *scheduleFlags, name string, v, into *T) error {
 	if !f.set(name) {
 		return nil
 	}

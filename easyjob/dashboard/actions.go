@@ -1,12 +1,14 @@
 package dashboard
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/easyjob-go/easyjob/easyjob"
 )
@@ -49,6 +51,8 @@ func (h *Handler) action(w http.ResponseWriter, r *http.Request) {
 		_, err = h.client.Resume(ctx, name)
 	case "reschedule":
 		_, err = h.client.Reschedule(ctx, name, r.PostFormValue("cron"))
+	case "backfill":
+		err = h.backfill(ctx, name, r.PostFormValue("from"), r.PostFormValue("to"))
 	default:
 		h.fail(w, r, http.StatusBadRequest, fmt.Sprintf("unknown action %q", op))
 		return
@@ -64,6 +68,12 @@ func (h *Handler) action(w http.ResponseWriter, r *http.Request) {
 	case errors.Is(err, easyjob.ErrNotTriggerable):
 		h.fail(w, r, http.StatusConflict, "Not triggered: "+err.Error())
 		return
+	case errors.Is(err, easyjob.ErrInvalidBackfill), errors.Is(err, errBadTime):
+		h.fail(w, r, http.StatusUnprocessableEntity, "Not backfilled: "+err.Error())
+		return
+	case errors.Is(err, easyjob.ErrBackfillInProgress):
+		h.fail(w, r, http.StatusConflict, "Not backfilled: "+err.Error())
+		return
 	case errors.Is(err, easyjob.ErrInvalidCron):
 		h.reschedulePage(w, r, http.StatusUnprocessableEntity, name, r.PostFormValue("cron"), err)
 		return
@@ -72,6 +82,42 @@ func (h *Handler) action(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	http.Redirect(w, r, backTo(r, op, name), http.StatusSeeOther)
+}
+
+// errBadTime is a form's time that is neither RFC 3339 nor a duration.
+var errBadTime = errors.New("want an RFC 3339 time (2026-11-26T10:00:00Z) or a duration ago (90m)")
+
+// backfill runs the task for the fires from `from` to `to` (a time or a
+// duration ago, by the store's clock; to empty for now).
+func (h *Handler) backfill(ctx context.Context, name, from, to string) error {
+	now, err := h.client.Now(ctx)
+	if err != nil {
+		return err
+	}
+	start, err := formTimeAgo("from", from, now)
+	if err != nil {
+		return err
+	}
+	end := now
+	if strings.TrimSpace(to) != "" {
+		if end, err = formTimeAgo("to", to, now); err != nil {
+			return err
+		}
+	}
+	_, err = h.client.Backfill(ctx, name, start, end)
+	return err
+}
+
+// formTimeAgo reads a form's time: RFC 3339, or a duration before now.
+func formTimeAgo(field, v string, now time.Time) (time.Time, error) {
+	v = strings.TrimSpace(v)
+	if d, err := time.ParseDuration(v); err == nil && d > 0 {
+		return now.Add(-d), nil
+	}
+	if t, err := time.Parse(time.RFC3339Nano, v); err == nil {
+		return t, nil
+	}
+	return time.Time{}, fmt.Errorf("%s %q: %w", field, v, errBadTime)
 }
 
 // backTo is the page an action returns to: the task list with its query

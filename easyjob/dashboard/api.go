@@ -84,6 +84,7 @@ var apiRoutes = []apiRoute{
 	{http.MethodPost, "/tasks/{name}/pause", true, (*API).pause},
 	{http.MethodPost, "/tasks/{name}/resume", true, (*API).resume},
 	{http.MethodPost, "/tasks/{name}/trigger", true, (*API).trigger},
+	{http.MethodPost, "/tasks/{name}/backfill", true, (*API).backfill},
 	{http.MethodGet, "/tasks/{name}/history", false, (*API).history},
 	{http.MethodGet, "/tasks/{name}/versions", false, (*API).versions},
 	{http.MethodGet, "/tasks/{name}/explain", false, (*API).explain},
@@ -93,6 +94,7 @@ var apiRoutes = []apiRoute{
 	{http.MethodGet, "/calendars", false, (*API).listCalendars},
 	{http.MethodPut, "/calendars/{name}", true, (*API).putCalendar},
 	{http.MethodDelete, "/calendars/{name}", true, (*API).removeCalendar},
+	{http.MethodGet, "/forecast", false, (*API).getForecast},
 }
 
 // ServeHTTP serves the API's routes; anything else under /api/v1/ is a
@@ -453,6 +455,37 @@ func (a *API) trigger(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
+// backfill runs a task for every fire of a past range: {"from", "to"}
+// (RFC 3339; "to" defaults to now). It answers the fires asked for.
+func (a *API) backfill(w http.ResponseWriter, r *http.Request) error {
+	body, err := readBody(w, r, maxBody)
+	if err != nil {
+		return err
+	}
+	var in backfillJSON
+	if err := decodeStrict(body, &in); err != nil {
+		return err
+	}
+	if in.From.IsZero() {
+		return apiErr(http.StatusBadRequest, codeRequest, "from is required: the start of the range (RFC 3339)")
+	}
+	ctx := a.ctx(r)
+	to := in.To
+	if to.IsZero() {
+		if to, err = a.client.Now(ctx); err != nil {
+			return err
+		}
+	}
+	name := r.PathValue("name")
+	fires, err := a.client.Backfill(ctx, name, in.From, to)
+	if err != nil {
+		return err
+	}
+	a.wrote()
+	writeJSON(w, http.StatusAccepted, backfillReply{Task: name, Fires: fires})
+	return nil
+}
+
 // history lists a task's runs, newest first: ?status=, ?since=,
 // ?before_id=, ?limit=.
 func (a *API) history(w http.ResponseWriter, r *http.Request) error {
@@ -689,6 +722,8 @@ const (
 	codeNotDynamic      = "not_dynamic"
 	codeNotTriggerable  = "not_triggerable"
 	codeInUse           = "in_use"
+	codeInvalidBackfill = "invalid_backfill"
+	codeBackfillRunning = "backfill_in_progress"
 	codeInternal        = "internal"
 )
 
@@ -713,6 +748,8 @@ var sentinelCodes = []struct {
 	{easyjob.ErrNotDynamic, http.StatusConflict, codeNotDynamic},
 	{easyjob.ErrNotTriggerable, http.StatusConflict, codeNotTriggerable},
 	{easyjob.ErrTaskInUse, http.StatusConflict, codeInUse},
+	{easyjob.ErrInvalidBackfill, http.StatusBadRequest, codeInvalidBackfill},
+	{easyjob.ErrBackfillInProgress, http.StatusConflict, codeBackfillRunning},
 }
 
 // errorCodes lists every code the API answers, for the OpenAPI test.

@@ -147,6 +147,9 @@ type apiTaskOut struct {
 	RetryBackoff                string `json:"retry_backoff"`
 	MaxRetries                  int    `json:"max_retries"`
 	Misfire                     *struct{ Policy, Threshold string }
+	Overlap                     string
+	OverlapGrace                string `json:"overlap_grace"`
+	MaxFires                    int64  `json:"max_fires"`
 }
 
 // TestAPISchedules walks a schedule through the API on both stores:
@@ -492,5 +495,89 @@ func TestAPICalendars(t *testing.T) {
 		f.refused(http.StatusNotFound, codeNotFound, "nope", http.MethodPost, "/tasks", `{"name": "x", "handler": "echo", "cron": "0 0 9 * * *", "args": {"n": 1}, "calendar": "nope"}`)
 		f.want(http.StatusOK, nil, http.MethodDelete, "/calendars/weekends", "")
 		f.refused(http.StatusNotFound, codeNotFound, "weekends", http.MethodDelete, "/calendars/weekends", "")
+	})
+}
+
+// TestAPIForecast: GET /forecast counts the fires of the group's
+// schedules over the hours asked, the storm's second at the top and the
+// spread schedules' fires each at its own offset; a schedule's spread
+// reads back.
+func TestAPIForecast(t *testing.T) {
+	eachStore(t, func(t *testing.T, store repository.Store) {
+		f := newAPIFixture(t, store, Options{})
+		for i := range 4 {
+			f.want(http.StatusCreated, nil, http.MethodPost, "/tasks", fmt.Sprintf(`{"name": "storm%d", "handler": "echo", "cron": "0 0 * * * *", "args": {"n": 1}}`, i))
+			f.want(http.StatusCreated, nil, http.MethodPost, "/tasks", fmt.Sprintf(`{"name": "spread%d", "handler": "echo", "cron": "0 0 * * * *", "args": {"n": 1}, "spread": "1h"}`, i))
+		}
+		var task struct{ Spread string }
+		f.want(http.StatusOK, &task, http.MethodGet, "/tasks/spread0", "")
+		if task.Spread != "1h0m0s" {
+			t.Errorf("spread reads back %q, want 1h0m0s", task.Spread)
+		}
+		var fc struct {
+			From      time.Time
+			Horizon   string
+			Schedules int
+			Total     int64
+			Peaks     []easyjob.ForecastSecond
+			Minutes   []int
+			Seconds   []easyjob.ForecastSecond
+		}
+		f.want(http.StatusOK, &fc, http.MethodGet, "/forecast?hours=2&top=3", "")
+		// The echo node's own registered tasks may fire too: count ours by
+		// their seconds (the storm's on the hour).
+		if fc.Horizon != "2h0m0s" || len(fc.Minutes) != 120 || len(fc.Peaks) != 3 || fc.Seconds != nil {
+			t.Fatalf("forecast: horizon %q, %d minutes, %d peaks, seconds %v: want 2h, 120, 3, none", fc.Horizon, len(fc.Minutes), len(fc.Peaks), fc.Seconds)
+		}
+		if p := fc.Peaks[0]; p.Fires < 4 || p.At.Minute() != 0 || p.At.Second() != 0 {
+			t.Errorf("busiest second %+v: want the storm's, on the hour, 4 fires or more", p)
+		}
+		if fc.Schedules < 8 || fc.Total < 16 {
+			t.Errorf("forecast of %d schedules, %d fires: want at least 8 and 16", fc.Schedules, fc.Total)
+		}
+		f.refused(http.StatusBadRequest, codeRequest, "hours", http.MethodGet, "/forecast?hours=0", "")
+		f.refused(http.StatusBadRequest, codeRequest, "hours", http.MethodGet, "/forecast?hours=169", "")
+	})
+}
+
+// TestAPIBackfillAndOverlap: a schedule's overlap policy and max fires
+// read back; POST /backfill runs each fire of the range once (kind
+// backfill, its nominal time) and answers them; a second backfill while
+// one runs, a future range and a chain step's are refused.
+func TestAPIBackfillAndOverlap(t *testing.T) {
+	eachStore(t, func(t *testing.T, store repository.Store) {
+		f := newAPIFixture(t, store, Options{})
+		var created apiTaskOut
+		f.want(http.StatusCreated, &created, http.MethodPost, "/tasks",
+			`{"name": "b1", "handler": "echo", "cron": "*/2 * * * * *", "args": {"n": 1}, "overlap": "skip", "overlap_grace": "3s", "max_fires": 1000}`)
+		if created.Overlap != "skip" || created.OverlapGrace != "3s" || created.MaxFires != 1000 {
+			t.Errorf("created %+v; want overlap skip, grace 3s, max fires 1000", created)
+		}
+		f.refused(http.StatusBadRequest, codeInvalidOption, "unknown overlap policy", http.MethodPost, "/tasks",
+			`{"name": "b2", "handler": "echo", "cron": "* * * * * *", "args": {"n": 1}, "overlap": "sometimes"}`)
+
+		now := time.Now().UTC()
+		var reply backfillReply
+		body := fmt.Sprintf(`{"from": %q, "to": %q}`, now.Add(-9*time.Second).Format(time.RFC3339Nano), now.Add(-time.Second).Format(time.RFC3339Nano))
+		f.want(http.StatusAccepted, &reply, http.MethodPost, "/tasks/b1/backfill", body)
+		if reply.Task != "b1" || len(reply.Fires) < 3 || len(reply.Fires) > 5 {
+			t.Fatalf("backfill answered %+v; want the 4 even seconds of the range", reply)
+		}
+		f.refused(http.StatusBadRequest, codeInvalidBackfill, "in the future", http.MethodPost, "/tasks/b1/backfill",
+			fmt.Sprintf(`{"from": %q, "to": %q}`, now.Add(time.Hour).Format(time.RFC3339), now.Add(2*time.Hour).Format(time.RFC3339)))
+		f.refused(http.StatusBadRequest, codeRequest, "from is required", http.MethodPost, "/tasks/b1/backfill", `{}`)
+		var runs struct {
+			Runs []easyjob.ExecutionInfo
+		}
+		waitUntil(t, "the backfill runs", func() bool {
+			f.want(http.StatusOK, &runs, http.MethodGet, "/tasks/b1/history?limit=200", "")
+			n := 0
+			for _, r := range runs.Runs {
+				if r.Kind == easyjob.RunBackfill {
+					n++
+				}
+			}
+			return n == len(reply.Fires)
+		})
 	})
 }

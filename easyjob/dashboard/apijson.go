@@ -37,7 +37,11 @@ type scheduleJSON struct {
 	End               *time.Time   `json:"end,omitempty"`
 	Calendar          string       `json:"calendar,omitempty"`
 	Jitter            duration     `json:"jitter,omitempty"`
+	Spread            duration     `json:"spread,omitempty"`
 	PauseAfter        int          `json:"pause_after,omitempty"`
+	Overlap           string       `json:"overlap,omitempty"`
+	OverlapGrace      duration     `json:"overlap_grace,omitempty"`
+	MaxFires          int64        `json:"max_fires,omitempty"`
 	Paused            bool         `json:"paused,omitempty"`        // create only; an update keeps the pause
 	AllowUnknown      bool         `json:"allow_unknown,omitempty"` // easyjob.AllowUnknownHandler
 }
@@ -47,7 +51,8 @@ func (in scheduleJSON) policies() policyJSON {
 	return policyJSON{
 		Timeout: in.Timeout, MaxRetries: in.MaxRetries, RetryBackoff: in.RetryBackoff, Misfire: in.Misfire,
 		SkipInterrupted: in.SkipInterrupted, EveryFromCreation: in.EveryFromCreation, Start: in.Start, End: in.End,
-		Calendar: in.Calendar, Jitter: in.Jitter, PauseAfter: in.PauseAfter,
+		Calendar: in.Calendar, Jitter: in.Jitter, Spread: in.Spread, PauseAfter: in.PauseAfter,
+		Overlap: in.Overlap, OverlapGrace: in.OverlapGrace, MaxFires: in.MaxFires,
 	}
 }
 
@@ -67,9 +72,17 @@ type policyJSON struct {
 	Calendar string `json:"calendar,omitempty"`
 	// Jitter delays each cron fire by up to this much (easyjob.Jitter).
 	Jitter duration `json:"jitter,omitempty"`
+	// Spread moves the grid by a fixed offset within this (easyjob.Spread).
+	Spread duration `json:"spread,omitempty"`
 	// PauseAfter pauses after this many failed runs in a row
 	// (easyjob.PauseAfterFailures).
 	PauseAfter int `json:"pause_after,omitempty"`
+	// Overlap is what a fire due while the previous run runs does
+	// (easyjob.Overlap), OverlapGrace terminate's wait (easyjob.OverlapGrace).
+	Overlap      string   `json:"overlap,omitempty"`
+	OverlapGrace duration `json:"overlap_grace,omitempty"`
+	// MaxFires finishes the schedule after this many fires (easyjob.MaxFires).
+	MaxFires int64 `json:"max_fires,omitempty"`
 }
 
 // misfireJSON is the misfire policy: fire_once_now (the default), skip or
@@ -84,6 +97,18 @@ type misfireJSON struct {
 // triggerJSON is the optional body of a trigger.
 type triggerJSON struct {
 	Args json.RawMessage `json:"args,omitempty"`
+}
+
+// backfillJSON is the body of POST /tasks/{name}/backfill.
+type backfillJSON struct {
+	From time.Time `json:"from"`
+	To   time.Time `json:"to,omitzero"`
+}
+
+// backfillReply answers a backfill: the fires it runs.
+type backfillReply struct {
+	Task  string      `json:"task"`
+	Fires []time.Time `json:"fires"`
 }
 
 // schedule is the easyjob.Schedule in asks for; an option it cannot make
@@ -154,8 +179,24 @@ func (p policyJSON) options(tz string) ([]easyjob.Option, error) {
 	if p.Jitter != 0 {
 		opts = append(opts, easyjob.Jitter(time.Duration(p.Jitter)))
 	}
+	if p.Spread != 0 {
+		opts = append(opts, easyjob.Spread(time.Duration(p.Spread)))
+	}
 	if p.PauseAfter != 0 {
 		opts = append(opts, easyjob.PauseAfterFailures(p.PauseAfter))
+	}
+	if p.Overlap != "" {
+		o, err := repository.ParseOverlapPolicy(p.Overlap)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", easyjob.ErrInvalidOption, err)
+		}
+		opts = append(opts, easyjob.Overlap(o))
+	}
+	if p.OverlapGrace != 0 {
+		opts = append(opts, easyjob.OverlapGrace(time.Duration(p.OverlapGrace)))
+	}
+	if p.MaxFires != 0 {
+		opts = append(opts, easyjob.MaxFires(p.MaxFires))
 	}
 	return opts, nil
 }
@@ -196,6 +237,11 @@ func policiesOf(o repository.TaskOptions) policyJSON {
 		p.End = &o.End
 	}
 	p.Calendar, p.Jitter, p.PauseAfter = o.Calendar, duration(o.Jitter), o.PauseAfter
+	p.Spread = duration(o.Spread)
+	if o.Overlap != repository.OverlapWait {
+		p.Overlap = string(o.Overlap)
+	}
+	p.OverlapGrace, p.MaxFires = duration(o.OverlapGrace), o.MaxFires
 	return p
 }
 

@@ -87,6 +87,7 @@ func New(c *easyjob.Client, o Options) *Handler {
 	h.mux.HandleFunc("GET /nodes", h.nodes)
 	h.mux.HandleFunc("GET /audit", h.audit)
 	h.mux.HandleFunc("GET /calendars", h.calendars)
+	h.mux.HandleFunc("GET /forecast", h.forecast)
 	h.mux.HandleFunc("GET /reschedule", h.reschedulePreview)
 	h.mux.HandleFunc("POST /action", h.action)
 	h.mux.HandleFunc("GET /schedule/new", h.newSchedule)

@@ -435,3 +435,48 @@ func TestCalendarsPage(t *testing.T) {
 		}
 	}
 }
+
+// TestForecastPage draws the fires per minute of the fixture's schedules
+// (report every 5 minutes, the script-named task every 10 s, orphan
+// daily; the chain step mail runs after report and is left out) and
+// lists the peak seconds; a horizon out of range is refused.
+func TestForecastPage(t *testing.T) {
+	f := newFixture(t, Options{})
+	code, body := f.get("/forecast")
+	if code != http.StatusOK {
+		t.Fatalf("GET /forecast: %d\n%s", code, body)
+	}
+	for _, want := range []string{
+		`<b>8929</b> fires of <b>3</b> schedules`, // 288 + 8640 + 1 in any 24 h
+		`<svg viewBox="0 -14 1440 140"`, `id="forecast-peaks"`, `class="on">Forecast`, "fires in 1m",
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("forecast page: no %q", want)
+		}
+	}
+	if strings.Contains(body, "<script>alert") {
+		t.Error("forecast page: a task name unescaped")
+	}
+	if hd, _ := f.headers("/forecast"); hd.Get("Content-Type") != "text/html; charset=utf-8" {
+		t.Errorf("forecast page: Content-Type %q", hd.Get("Content-Type"))
+	}
+	if code, body := f.get("/forecast?hours=168"); code != http.StatusOK || !strings.Contains(body, `class="on">168 h`) {
+		t.Errorf("GET /forecast?hours=168: %d", code)
+	}
+	if code, _ := f.get("/forecast?hours=0"); code != http.StatusBadRequest {
+		t.Errorf("GET /forecast?hours=0: %d, want 400", code)
+	}
+}
+
+// TestTaskRowSpreadFires: the fires a task row lists after the next one
+// keep a spread task's offset.
+func TestTaskRowSpreadFires(t *testing.T) {
+	next := time.Date(2026, 6, 15, 10, 0, 0, 0, time.UTC).Add(easyjob.SpreadOffset("s", time.Hour))
+	row := newTaskRow(TaskView{
+		TaskInfo: easyjob.TaskInfo{Name: "s", Cron: "0 * * * *", NextStartTime: next, Status: repository.TaskPending},
+		Options:  repository.TaskOptions{Spread: time.Hour},
+	}, snapshot{}, 2)
+	if len(row.Next) != 3 || !row.Next[1].Equal(next.Add(time.Hour)) || !row.Next[2].Equal(next.Add(2*time.Hour)) {
+		t.Errorf("fires %v, want %v and the two an hour apart after it", row.Next, next)
+	}
+}

@@ -18,7 +18,7 @@ var assetFS embed.FS
 
 // pageNames are the templates of templates/ that are whole pages; each
 // defines "static" (drawn once) and "live" (redrawn by each refresh).
-var pageNames = []string{"overview", "tasks", "task", "nodes", "audit", "calendars", "reschedule", "schedule", "error"}
+var pageNames = []string{"overview", "tasks", "task", "nodes", "audit", "calendars", "forecast", "reschedule", "schedule", "error"}
 
 // pages holds one template set per page, each with the shared layout.
 type pages struct{ byName map[string]*template.Template }
@@ -57,7 +57,7 @@ const partialHeader = "X-Easyjob-Partial"
 // live part. The page is rendered in full before anything is written.
 func (h *Handler) render(w http.ResponseWriter, r *http.Request, status int, name string, p page) {
 	p.Base, p.Nav, p.Group = baseOf(r), name, h.client.Group()
-	if p.Refresh == 0 && name != "error" && name != "reschedule" && name != "schedule" {
+	if p.Refresh == 0 && name != "error" && name != "reschedule" && name != "schedule" && name != "forecast" {
 		p.Refresh = h.opts.Refresh.Milliseconds()
 	}
 	p.CanAct = h.canAct(r)

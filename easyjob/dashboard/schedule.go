@@ -30,6 +30,8 @@ type scheduleForm struct {
 	Name, Handler, Cron, At, Args, Timezone                string
 	Start, End                                             string // the window, as At
 	Calendar, Jitter, PauseAfter                           string
+	Spread, Overlap, OverlapGrace, MaxFires                string
+	Overlaps                                               []string
 	Timeout, Retries, Backoff, Misfire, Threshold, CatchUp string
 	Paused, AllowUnknown, SkipInterrupted, EveryFrom       bool
 	Revision                                               int64 // edit: the revision being edited
@@ -37,6 +39,10 @@ type scheduleForm struct {
 	Misfires                                               []string
 	Error                                                  string // why the library refused it
 }
+
+// overlapChoices are the overlap policy's choices ("" for the default).
+var overlapChoices = []string{"", string(repository.OverlapSkip), string(repository.OverlapBufferOne),
+	string(repository.OverlapBufferAll), string(repository.OverlapCancel), string(repository.OverlapTerminate)}
 
 // misfireChoices are the misfire policy's choices ("" for the default).
 var misfireChoices = []string{"", string(repository.MisfireFireOnceNow), string(repository.MisfireSkip), string(repository.MisfireCatchUp)}
@@ -48,6 +54,7 @@ func formOf(r *http.Request, mode string) scheduleForm {
 	return scheduleForm{
 		Mode: mode, Name: v("name"), Handler: v("handler"), Cron: v("cron"), At: v("at"), Args: v("args"), Timezone: v("timezone"),
 		Start: v("start"), End: v("end"), Calendar: v("calendar"), Jitter: v("jitter"), PauseAfter: v("pause_after"),
+		Spread: v("spread"), Overlap: v("overlap"), OverlapGrace: v("overlap_grace"), MaxFires: v("max_fires"),
 		Timeout: v("timeout"), Retries: v("max_retries"), Backoff: v("retry_backoff"),
 		Misfire: v("misfire"), Threshold: v("misfire_threshold"), CatchUp: v("catch_up"),
 		Paused: on("paused"), AllowUnknown: on("allow_unknown"), SkipInterrupted: on("skip_interrupted"), EveryFrom: on("every_from_creation"),
@@ -83,6 +90,16 @@ func formOfTask(t repository.Task) scheduleForm {
 	}
 	if o.Jitter > 0 {
 		f.Jitter = o.Jitter.String()
+	}
+	if o.Spread > 0 {
+		f.Spread = o.Spread.String()
+	}
+	f.Overlap = string(o.Overlap)
+	if o.OverlapGrace > 0 {
+		f.OverlapGrace = o.OverlapGrace.String()
+	}
+	if o.MaxFires > 0 {
+		f.MaxFires = strconv.FormatInt(o.MaxFires, 10)
 	}
 	if !o.Start.IsZero() {
 		f.Start = o.Start.Format(time.RFC3339)
@@ -132,6 +149,17 @@ func (f scheduleForm) request() (scheduleJSON, error) {
 	if in.Jitter, err = formDuration("jitter", f.Jitter); err != nil {
 		return in, err
 	}
+	if in.Spread, err = formDuration("spread", f.Spread); err != nil {
+		return in, err
+	}
+	if in.OverlapGrace, err = formDuration("overlap grace", f.OverlapGrace); err != nil {
+		return in, err
+	}
+	maxFires, err := formInt("max fires", f.MaxFires)
+	if err != nil {
+		return in, err
+	}
+	in.Overlap, in.MaxFires = f.Overlap, int64(maxFires)
 	if in.RetryBackoff, err = formDuration("retry backoff", f.Backoff); err != nil {
 		return in, err
 	}
@@ -314,7 +342,7 @@ func (h *Handler) schedulePage(w http.ResponseWriter, r *http.Request, status in
 		h.unavailable(w, r, err)
 		return
 	}
-	f.Misfires = misfireChoices
+	f.Misfires, f.Overlaps = misfireChoices, overlapChoices
 	if f.Mode != "trigger" {
 		f.Handlers = h.knownHandlers(r)
 	}

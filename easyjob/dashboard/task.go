@@ -12,7 +12,7 @@ import (
 )
 
 // historyStatuses are the status filter's choices ("" for all).
-var historyStatuses = []string{"", "running", "succeeded", "failed", "timed_out", "abandoned", "fenced", "skipped"}
+var historyStatuses = []string{"", "running", "succeeded", "failed", "timed_out", "abandoned", "fenced", "skipped", "cancelled"}
 
 // sinceChoices are the time filter's choices ("" for all time).
 var sinceChoices = []sinceChoice{
@@ -94,7 +94,7 @@ func (h *Handler) task(w http.ResponseWriter, r *http.Request) {
 			d.Task = newTaskRow(t, s, 4)
 		}
 	}
-	d.Policies = policies(d.Task.Options)
+	d.Policies = policies(d.Task.Name, d.Task.Options)
 	f, key := h.historyFilter(&d, q.Get("before"), s.now())
 	runs, err := cached(r.Context(), h.cache, "history?"+name+"&"+key, func(ctx context.Context) ([]easyjob.ExecutionInfo, error) {
 		return readRuns(ctx, h.client, d.Task.ID, f)
@@ -160,8 +160,9 @@ func chainTree(chain []TaskView, current string, s snapshot) *treeNode {
 	return root
 }
 
-// policies lists a task's options in words, defaults named as such.
-func policies(o repository.TaskOptions) []policy {
+// policies lists the options o of task name in words, defaults named as
+// such.
+func policies(name string, o repository.TaskOptions) []policy {
 	misfire := string(o.Misfire)
 	if misfire == "" {
 		misfire = string(repository.MisfireFireOnceNow) + " (default)"
@@ -197,10 +198,38 @@ func policies(o repository.TaskOptions) []policy {
 	if o.Jitter > 0 {
 		out = append(out, policy{"jitter", "each cron fire delayed by up to " + o.Jitter.String() + " (the same delay on every node)"})
 	}
+	if o.Spread > 0 {
+		out = append(out, policy{"spread", "every fire moved by " + easyjob.SpreadOffset(name, o.Spread).String() + " (its fixed offset within " + o.Spread.String() + ")"})
+	}
 	if o.Calendar != "" {
 		out = append(out, policy{"calendar", o.Calendar + " (its fires on excluded dates are skipped)"})
 	}
+	out = append(out, policy{"on overlap", overlapWords(o)})
+	if o.MaxFires > 0 {
+		out = append(out, policy{"max fires", fmt.Sprintf("finishes after %d fires", o.MaxFires)})
+	}
 	return out
+}
+
+// overlapWords says what the task's overlap policy does.
+func overlapWords(o repository.TaskOptions) string {
+	switch o.Overlap {
+	case repository.OverlapSkip:
+		return "skip: fires due while a run runs are dropped"
+	case repository.OverlapBufferOne:
+		return "buffer one: the first fire due while a run runs starts once it ends"
+	case repository.OverlapBufferAll:
+		return "buffer all: every fire due while a run runs starts after it, in turn"
+	case repository.OverlapCancel:
+		return "cancel: the next fire cancels the running job, then starts"
+	case repository.OverlapTerminate:
+		grace := o.OverlapGrace
+		if grace <= 0 {
+			grace = repository.DefaultOverlapGrace
+		}
+		return "terminate: the next fire cancels the running job and starts at most " + grace.String() + " later"
+	}
+	return "wait (default): a fire due while a run runs waits for it, then the misfire policy applies"
 }
 
 // windowEnd names one side of a window: its time, or open if zero.

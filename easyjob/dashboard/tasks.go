@@ -133,8 +133,16 @@ func newTaskRow(t TaskView, s snapshot, extra int) taskRow {
 		return row
 	}
 	row.Next = []time.Time{t.NextStartTime}
-	if more, err := easyjob.NextFires(t.Cron, t.Timezone, t.NextStartTime, extra); err == nil {
-		row.Next = append(row.Next, more...)
+	// A spread task's fires are its cron's moved by its offset (a one-off
+	// is not moved).
+	var off time.Duration
+	if !strings.HasPrefix(strings.TrimSpace(t.Cron), "@at ") {
+		off = easyjob.SpreadOffset(t.Name, t.Options.Spread)
+	}
+	if more, err := easyjob.NextFires(t.Cron, t.Timezone, t.NextStartTime.Add(-off), extra); err == nil {
+		for _, m := range more {
+			row.Next = append(row.Next, m.Add(off))
+		}
 	}
 	return row
 }

@@ -30,6 +30,12 @@ func (s *store) Trigger(ctx context.Context, group, name string, args string) (r
 	return call(ctx, s, "Trigger", func(ctx context.Context) (repository.Task, error) { return s.inner.Trigger(ctx, group, name, args) })
 }
 
+func (s *store) Backfill(ctx context.Context, group, name string, first, to time.Time) (repository.Task, error) {
+	return call(ctx, s, "Backfill", func(ctx context.Context) (repository.Task, error) {
+		return s.inner.Backfill(ctx, group, name, first, to)
+	})
+}
+
 func (s *store) Reschedule(ctx context.Context, group, name, cron string, next []time.Time) (repository.Task, error) {
 	return call(ctx, s, "Reschedule", func(ctx context.Context) (repository.Task, error) {
 		return s.inner.Reschedule(ctx, group, name, cron, next)

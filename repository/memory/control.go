@@ -57,6 +57,27 @@ func (s *Store) Trigger(ctx context.Context, group, name string, args string) (r
 	})
 }
 
+// Backfill records a backfill of [first, to] on the task: its fire at
+// first is due at once (DueAt), the row's own next fire stays.
+func (s *Store) Backfill(ctx context.Context, group, name string, first, to time.Time) (repository.Task, error) {
+	busy := false
+	t, err := s.control(ctx, group, name, true, func(t *repository.Task, now time.Time) bool {
+		if !t.BackfillNext.IsZero() {
+			busy = true
+			return false
+		}
+		t.BackfillNext, t.BackfillTo = norm(first), norm(to)
+		if t.Status != repository.TaskDoing {
+			t.Version++
+		}
+		return true
+	})
+	if err == nil && busy {
+		return t, fmt.Errorf("backfill %q of group %q until %s: %w", name, group, t.BackfillTo.Format(time.RFC3339), repository.ErrBackfillInProgress)
+	}
+	return t, err
+}
+
 // retimeLocked gives t, re-timed by an operator, the new cron's fires: a
 // row not claimed takes the first (none: keeps its own); a claimed one
 // the first after its claimed fire, remembered until its finish or next

@@ -194,8 +194,21 @@ func finishTask(t *repository.Task, f repository.Finish, now time.Time) {
 		t.Paused = true
 	}
 	t.LastFinishedAt, t.UpdatedAt = now, now
+	if f.CountFire {
+		t.Fires++
+	}
+	backfillAsked := !t.BackfillNext.IsZero() && !f.Backfilled
+	switch {
+	case f.Done:
+		t.BackfillNext, t.BackfillTo = time.Time{}, time.Time{}
+	case f.Backfilled:
+		t.BackfillNext = norm(f.BackfillNext)
+		if t.BackfillNext.IsZero() {
+			t.BackfillTo = time.Time{}
+		}
+	}
 	if !f.Done {
-		t.FireKind = "" // the fire it schedules is the cron's or a retry (or manual: below)
+		t.FireKind = "" // the fire it schedules is the cron's or a retry (or manual, buffered, backfill: below)
 	}
 	release := func(st repository.TaskStatus) { t.Status, t.NodeID = st, 0 }
 	switch {
@@ -214,11 +227,11 @@ func finishTask(t *repository.Task, f repository.Finish, now time.Time) {
 	case t.Paused:
 		release(repository.TaskPaused)
 		t.NextStartTime, t.Attempt = next, attempt
-	case f.Keep:
-		t.NextStartTime, t.Attempt = next, attempt
+	case f.Keep && !backfillAsked:
+		t.NextStartTime, t.Attempt, t.FireKind = next, attempt, f.NextKind
 	default:
 		release(repository.TaskPending)
-		t.NextStartTime, t.Attempt = next, attempt
+		t.NextStartTime, t.Attempt, t.FireKind = next, attempt, f.NextKind
 	}
 }
 

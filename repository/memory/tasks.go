@@ -114,13 +114,13 @@ func (s *Store) DueTasks(ctx context.Context, q repository.DueQuery) (repository
 		seen[h] = true
 		for id := range byHandler[h] {
 			t := s.tasks[id]
-			if t.Status == repository.TaskPending && t.ParentID == 0 && !t.NextStartTime.After(horizon) {
+			if t.Status == repository.TaskPending && t.ParentID == 0 && !t.DueAt().After(horizon) {
 				due = append(due, *t)
 			}
 		}
 	}
 	sort.Slice(due, func(i, j int) bool {
-		if a, b := due[i].NextStartTime, due[j].NextStartTime; !a.Equal(b) {
+		if a, b := due[i].DueAt(), due[j].DueAt(); !a.Equal(b) {
 			return a.Before(b)
 		}
 		return due[i].ID < due[j].ID

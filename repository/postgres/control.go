@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -64,6 +65,27 @@ func (s *Store) Trigger(ctx context.Context, group, name string, args string) (r
 WHERE t.group_name = ? AND t.name = ? AND t.status <> 'removed'
 RETURNING ` + taskCols("t")
 	return s.control(ctx, "trigger", group, name, q, true, false, args, group, name)
+}
+
+// Backfill records a backfill of [first, to] on the task unless one has
+// fires left: the row is due at once for it (due_at), its own next fire
+// stays. A doing row keeps its version; its finish sees the backfill and
+// does not keep the claim.
+func (s *Store) Backfill(ctx context.Context, group, name string, first, to time.Time) (repository.Task, error) {
+	q := `UPDATE easyjob_tasks t SET
+  backfill_next = ?::timestamptz, backfill_to = ?::timestamptz,
+  version = t.version + CASE WHEN t.status = 'doing' THEN 0 ELSE 1 END,
+  updated_at = now()
+WHERE t.group_name = ? AND t.name = ? AND t.status <> 'removed' AND t.backfill_next IS NULL
+RETURNING ` + taskCols("t")
+	t, err := s.control(ctx, "backfill", group, name, q, true, false, first.UTC(), to.UTC(), group, name)
+	if errors.Is(err, repository.ErrTaskNotFound) {
+		if cur, rerr := s.Task(ctx, group, name); rerr == nil && !cur.BackfillNext.IsZero() {
+			return cur, fmt.Errorf("easyjob/postgres: backfill %q of group %q until %s: %w", name, group,
+				cur.BackfillTo.Format(time.RFC3339), repository.ErrBackfillInProgress)
+		}
+	}
+	return t, err
 }
 
 // Reschedule sets a new cron and next fire, revision+1. A doing row keeps

@@ -65,10 +65,10 @@ const finishSQL = `WITH v AS (
   SELECT * FROM unnest(?::int[], ?::bigint[], ?::bigint[], ?::bigint[], ?::bigint[], ?::text[], ?::text[],
     ?::timestamptz[], ?::int[], ?::text[], ?::bool[], ?::bool[], ?::bool[],
     ?::bool[], ?::timestamptz[], ?::int[], ?::text[], ?::bigint[], ?::bigint[], ?::bigint[], ?::text[],
-    ?::bigint[], ?::text[], ?::bigint[], ?::bool[])
+    ?::bigint[], ?::text[], ?::bigint[], ?::bool[], ?::text[], ?::bool[], ?::timestamptz[], ?::bool[])
     AS v(ord, id, version, node_id, exec_id, status, err, next, attempt, cron, done, keep, handoff,
       run, scheduled, run_attempt, misfire, parent, ran_us, started_us, run_kind,
-      revision, run_args, run_revision, pause)
+      revision, run_args, run_revision, pause, next_kind, backfilled, backfill_next, count_fire)
 ),
 l AS (
   SELECT v.*, ` + fenceHolds + ` AS held, c.paused AS was_paused
@@ -91,12 +91,12 @@ u AS (
       WHEN t.trigger_requested THEN 'pending'
       WHEN t.cron <> l.cron OR t.revision <> l.revision THEN CASE WHEN t.paused OR ` + pausing + ` THEN 'paused' ELSE 'pending' END
       WHEN t.paused OR ` + pausing + ` THEN 'paused'
-      WHEN l.keep THEN 'doing'
+      WHEN l.keep AND NOT ` + backfillAsked + ` THEN 'doing'
       ELSE 'pending' END,
     paused = t.paused OR (NOT l.done AND NOT t.trigger_requested AND ` + pausing + `),
     node_id = CASE
       WHEN NOT l.done AND NOT t.trigger_requested AND t.cron = l.cron AND t.revision = l.revision AND NOT t.paused AND l.keep
-        AND NOT ` + pausing + `
+        AND NOT ` + pausing + ` AND NOT ` + backfillAsked + `
       THEN t.node_id END,
     next_start_time = CASE
       WHEN l.done THEN t.next_start_time
@@ -112,8 +112,12 @@ u AS (
     fire_kind = CASE
       WHEN l.done THEN t.fire_kind
       WHEN t.trigger_requested THEN 'manual'
-      ELSE '' END,
-    fire_args = CASE WHEN NOT l.done AND t.trigger_requested THEN t.fire_args END
+      WHEN t.cron <> l.cron OR t.revision <> l.revision OR t.paused OR ` + pausing + ` THEN ''
+      ELSE l.next_kind END,
+    fire_args = CASE WHEN NOT l.done AND t.trigger_requested THEN t.fire_args END,
+    backfill_next = CASE WHEN l.done THEN NULL WHEN l.backfilled THEN l.backfill_next ELSE t.backfill_next END,
+    backfill_to = CASE WHEN l.done OR (l.backfilled AND l.backfill_next IS NULL) THEN NULL ELSE t.backfill_to END,
+    fires = t.fires + CASE WHEN l.count_fire THEN 1 ELSE 0 END
   FROM l
   WHERE t.id = l.id AND l.held
   RETURNING l.ord, l.handoff, l.was_paused, l.node_id AS claimer, %s
@@ -186,6 +190,12 @@ SELECT u.ord, %s FROM u WHERE (SELECT count(*) FROM n) >= 0`
 // of the same fire, which started at another time, is another run: the
 // fenced one is recorded beside it, so the history keeps every run.
 
+// backfillAsked is true in the finish of a fire other than a backfill's
+// when the row has a backfill fire pending (asked for while it ran, or
+// left behind a manual fire): the claim is not kept, the row goes
+// pending and is due at once for its backfill (due_at, migration 0018).
+const backfillAsked = `(t.backfill_next IS NOT NULL AND NOT l.backfilled)`
+
 // pausing is true in the finish of a run that makes the task's failed
 // runs in a row reach its PauseAfter option (Finish.Pause): the finish
 // parks the task paused (unless it is done or a trigger asked for an
@@ -229,6 +239,10 @@ func (s *Store) finish(ctx context.Context, fs []repository.Finish, query eachRo
 		c.keep = append(c.keep, f.Keep)
 		c.handoff = append(c.handoff, f.Handoff)
 		c.pause = append(c.pause, f.Pause)
+		c.nextKind = append(c.nextKind, string(f.NextKind))
+		c.backfilled = append(c.backfilled, f.Backfilled)
+		c.backfillNext = append(c.backfillNext, nullTimePtr(f.BackfillNext))
+		c.countFire = append(c.countFire, f.CountFire)
 		run := f.ExecutionID == 0 && f.Run != nil
 		r := repository.Execution{ScheduledAt: time.Unix(0, 0)}
 		if run {
@@ -257,7 +271,7 @@ func (s *Store) finish(ctx context.Context, fs []repository.Finish, query eachRo
 	err := query(ctx, finishQuery, []any{
 		c.ord, c.id, c.version, c.node, c.exec, c.status, c.err, c.next, c.attempt, c.cron, c.done, c.keep, c.handoff,
 		c.run, c.scheduled, c.runAttempt, c.misfire, c.parent, c.ranUS, c.startedUS, c.kind,
-		c.revision, c.runArgs, c.runRevision, c.pause,
+		c.revision, c.runArgs, c.runRevision, c.pause, c.nextKind, c.backfilled, c.backfillNext, c.countFire,
 		c.id, c.exec,
 	}, append([]any{&ord}, r.dest()...), func() error {
 		t, ok, err := r.taskWith(&s.opts)
@@ -287,10 +301,11 @@ type finishColumns struct {
 	id, version, node, exec, parent, ranUS []int64
 	startedUS, revision, runRevision       []int64
 	status, err, cron, misfire, kind       []string
-	runArgs                                []string
-	next                                   []*time.Time
+	runArgs, nextKind                      []string
+	next, backfillNext                     []*time.Time
 	scheduled                              []time.Time
 	done, keep, handoff, run, pause        []bool
+	backfilled, countFire                  []bool
 }
 
 // newFinishColumns sizes every column for n finishes: a batch is
@@ -305,7 +320,8 @@ func newFinishColumns(n int) finishColumns {
 		status: make([]string, 0, n), err: make([]string, 0, n), cron: make([]string, 0, n),
 		misfire: make([]string, 0, n), kind: make([]string, 0, n), next: make([]*time.Time, 0, n), scheduled: make([]time.Time, 0, n),
 		done: make([]bool, 0, n), keep: make([]bool, 0, n), handoff: make([]bool, 0, n), run: make([]bool, 0, n),
-		pause: make([]bool, 0, n),
+		pause: make([]bool, 0, n), nextKind: make([]string, 0, n), backfillNext: make([]*time.Time, 0, n),
+		backfilled: make([]bool, 0, n), countFire: make([]bool, 0, n),
 	}
 }
 

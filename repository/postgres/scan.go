@@ -24,6 +24,7 @@ var taskColumnNames = []string{
 	"options", "last_status", "last_error", "last_finished_at",
 	"created_at", "updated_at", "code_cron", "overridden_at", "stale_since",
 	"fire_kind", "handler", "dynamic", "args::text", "fire_args::text", "revision", "failures",
+	"backfill_next", "backfill_to", "fires",
 }
 
 // taskCols returns the task columns qualified by alias, e.g. "t.id, t.name".
@@ -57,7 +58,8 @@ type taskScan struct {
 	next, lastFinished, created, updated   pgtype.Timestamptz
 	overridden, stale                      pgtype.Timestamptz
 	paused, trigger, dynamic               pgtype.Bool
-	revision, failures                     pgtype.Int8
+	revision, failures, fires              pgtype.Int8
+	backfillNext, backfillTo               pgtype.Timestamptz
 	options                                []byte
 }
 
@@ -68,6 +70,7 @@ func (r *taskScan) dest() []any {
 		&r.options, &r.lastStatus, &r.lastError, &r.lastFinished,
 		&r.created, &r.updated, &r.codeCron, &r.overridden, &r.stale,
 		&r.fireKind, &r.handler, &r.dynamic, &r.args, &r.fireArgs, &r.revision, &r.failures,
+		&r.backfillNext, &r.backfillTo, &r.fires,
 	}
 }
 
@@ -104,6 +107,9 @@ func (r *taskScan) task() (t repository.Task, ok bool, err error) {
 		FireArgs:         r.fireArgs.String,
 		Revision:         r.revision.Int64,
 		Failures:         int(r.failures.Int64),
+		BackfillNext:     utcTz(r.backfillNext),
+		BackfillTo:       utcTz(r.backfillTo),
+		Fires:            r.fires.Int64,
 	}
 	if len(r.options) > 0 {
 		if err := json.Unmarshal(r.options, &t.Options); err != nil {

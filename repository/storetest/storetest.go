@@ -64,6 +64,7 @@ func Run(t *testing.T, newStore func(t *testing.T) repository.Store) {
 		{"Schedules", scheduleCases},
 		{"Revisions", revisionCases},
 		{"Calendars", calendarCases},
+		{"Backfill", backfillCases},
 	}
 	for _, sec := range sections {
 		t.Run(sec.name, func(t *testing.T) {

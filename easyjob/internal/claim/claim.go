@@ -40,6 +40,10 @@ type Claim struct {
 	// in for a stored cron that does not parse.
 	Sched    *schedule.Schedule
 	SchedErr error
+	// row is the row's own pending fire when the claim runs a backfill
+	// fire instead (repository.Task.RunsBackfill: Task's NextStartTime,
+	// FireKind and Attempt are then the backfill fire's); zero otherwise.
+	row rowFire
 
 	// Set by the boss when it fires the claim (Found), read-only afterwards.
 	FoundAt time.Time                // database time the fire was found due
@@ -226,6 +230,7 @@ const (
 // localAt, taken in epoch.
 func New(t repository.Task, s *spec.Spec, localAt time.Time, epoch int64) *Claim {
 	c := newClaim(t, s, localAt, epoch)
+	c.backfill()
 	if c.Spec, c.SchedErr = s.ForRow(&t); c.SchedErr != nil {
 		c.Sched = &c.Spec.Sched
 		c.delay()
@@ -234,6 +239,39 @@ func New(t repository.Task, s *spec.Spec, localAt time.Time, epoch int64) *Claim
 	c.Sched, c.SchedErr = c.Spec.ScheduleOf(&t)
 	c.delay()
 	return c
+}
+
+// backfill makes a claim of a row with a pending backfill fire the claim
+// of that fire: its nominal time and kind are the backfill's, and the
+// row's own next fire is kept aside (RowNext) for its finish. It is due
+// at once: its local time moves back by as much as its nominal time.
+func (c *Claim) backfill() {
+	if !c.Task.RunsBackfill() {
+		return
+	}
+	t := &c.Task
+	c.row = rowFire{Next: t.NextStartTime, Kind: t.FireKind, Attempt: t.Attempt}
+	c.LocalAt = c.LocalAt.Add(t.BackfillNext.Sub(t.NextStartTime))
+	t.NextStartTime, t.FireKind, t.Attempt = t.BackfillNext, repository.RunBackfill, 1
+}
+
+// rowFire is a row's pending fire: its time, kind and attempt.
+type rowFire struct {
+	Next    time.Time
+	Kind    repository.RunKind
+	Attempt int
+}
+
+// Backfill reports whether the claim runs a backfill fire.
+func (c *Claim) Backfill() bool { return !c.row.Next.IsZero() }
+
+// Row returns the row's own pending fire: the claim's, or for a backfill
+// fire the one the row keeps meanwhile, which its finish writes back.
+func (c *Claim) Row() (next time.Time, kind repository.RunKind, attempt int) {
+	if c.Backfill() {
+		return c.row.Next, c.row.Kind, c.row.Attempt
+	}
+	return c.Task.NextStartTime, c.Task.FireKind, c.Task.Attempt
 }
 
 // delay applies the task's jitter to the fire: a cron fire of a task with
@@ -270,7 +308,11 @@ func (c *Claim) Void() bool { return c.void.Load() }
 // misfire action that lateness calls for, and so the kind of run.
 func (c *Claim) Found(now time.Time) {
 	c.FoundAt = now
-	c.Misfire = schedule.MisfireFor(&c.Spec.Opts, c.Task.NextStartTime.Add(c.Jitter), now)
+	if k := c.Task.FireKind; k != repository.RunBuffered && k != repository.RunBackfill {
+		// A buffered fire is late by the run it waited for, a backfill
+		// fire by design: no misfire policy applies to either.
+		c.Misfire = schedule.MisfireFor(&c.Spec.Opts, c.Task.NextStartTime.Add(c.Jitter), now)
+	}
 	c.Kind = repository.KindOf(c.Task, c.Misfire)
 }
 

@@ -89,7 +89,7 @@ func (s *Set) Settle(c *Claim, res repository.FinishResult, k Keep) Settled {
 	case res.Task.Status == repository.TaskDoing && res.Task.NodeID == k.Node:
 		next = succ
 		if next == nil || !next.predicts(res.Task) || (!next.HasFired() && next.Epoch != k.Epoch) {
-			next = New(res.Task, c.Spec, k.ToLocal(res.Task.NextStartTime), k.Epoch)
+			next = New(res.Task, c.Spec, k.ToLocal(res.Task.DueAt()), k.Epoch)
 		}
 	}
 	// One step against the boss's Fire, which takes the same lock: the
@@ -149,8 +149,17 @@ func (c *Claim) Successor(f repository.Finish, localAt time.Time, epoch int64) *
 	t.NextStartTime = f.Next
 	t.Attempt = f.NextAttempt
 	t.Status = repository.TaskDoing
-	t.FireKind, t.FireArgs = "", "" // a kept claim's next fire is the cron's (a finish that keeps clears both)
-	switch f.Status {               // as the finish counts the failures in a row (PauseAfter reads them)
+	t.FireKind, t.FireArgs = f.NextKind, "" // a kept claim's next fire is the cron's, buffered or a backfill's (a finish that keeps clears the args)
+	if f.Backfilled {
+		t.BackfillNext = f.BackfillNext
+		if f.BackfillNext.IsZero() {
+			t.BackfillTo = time.Time{}
+		}
+	}
+	if f.CountFire {
+		t.Fires++
+	}
+	switch f.Status { // as the finish counts the failures in a row (PauseAfter reads them)
 	case repository.ExecFailed, repository.ExecTimedOut:
 		t.Failures++
 	case repository.ExecSucceeded:
@@ -158,6 +167,7 @@ func (c *Claim) Successor(f repository.Finish, localAt time.Time, epoch int64) *
 	}
 	next := newClaim(t, c.Spec, localAt, c.Epoch)
 	next.Sched = c.Sched // same row, same cron: no need to work it out again
+	next.backfill()
 	next.delay()
 	next.pred.Store(c)
 	c.mu.Lock()
@@ -184,9 +194,11 @@ func (c *Claim) queued() *Claim {
 // the row c was built from: the claim and its next fire are as planned.
 func (c *Claim) predicts(t repository.Task) bool {
 	p := c.Task
+	next, _, attempt := c.Row()
 	return t.ID == p.ID && t.Version == p.Version && t.NodeID == p.NodeID && t.Status == repository.TaskDoing &&
-		t.NextStartTime.Equal(p.NextStartTime.Truncate(storePrecision)) && t.Attempt == p.Attempt && t.Cron == p.Cron &&
-		t.Revision == p.Revision && t.Failures == p.Failures
+		t.NextStartTime.Equal(next.Truncate(storePrecision)) && t.Attempt == attempt &&
+		t.Cron == p.Cron && t.Revision == p.Revision && t.Failures == p.Failures &&
+		t.BackfillNext.Equal(p.BackfillNext.Truncate(storePrecision)) && t.Fires == p.Fires
 }
 
 // storePrecision is the precision of times in the store: PostgreSQL keeps

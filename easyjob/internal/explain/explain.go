@@ -31,6 +31,11 @@ type Facts struct {
 	Names func(repository.NodeID) string
 	// Calendars are the group's exclusion calendars.
 	Calendars calendar.Set
+	// Covering is the run of an earlier fire that was still running at
+	// the fire asked about, when it has no run of its own; nil otherwise.
+	Covering *repository.Execution
+	// Waiting: no live node has the task's handler now.
+	Waiting bool
 }
 
 // Answer is the verdict on the fire at a time.
@@ -80,7 +85,7 @@ func FireOf(f Facts, t time.Time) Answer {
 		a.Verdict = fmt.Sprintf("its cron %q does not parse: %v", cron, err)
 		return a
 	}
-	s = s.ForTask(opts, f.Task.CreatedAt)
+	s = s.ForTask(f.Task.Name, opts, f.Task.CreatedAt)
 	prev, ok := s.Prev(t)
 	switch {
 	case !opts.Start.IsZero() && t.Before(opts.Start):
@@ -142,10 +147,36 @@ func verdict(f Facts, a Answer, t time.Time) string {
 	if act, ok := pausedAt(f.Audit, a.Fire); ok {
 		return lead + fmt.Sprintf("not run: the task was paused then (paused at %s by %s)", stamp(act.At), who(act.Actor))
 	}
+	if x := f.Covering; x != nil {
+		return lead + overlapVerdict(f, *x)
+	}
+	if f.Waiting {
+		return lead + fmt.Sprintf("not run: no live node has the task's handler %q (it waits for one)", f.Task.Handler)
+	}
 	if !f.Task.StaleSince.IsZero() && !a.Fire.Before(f.Task.StaleSince) {
 		return lead + fmt.Sprintf("not run: no live node registered the task then (stale since %s)", stamp(f.Task.StaleSince))
 	}
 	return lead + "no run recorded for this fire: no node claimed it (no live node had the task then), a misfire policy folded it into a later fire, or its history was pruned"
+}
+
+// overlapVerdict says what the task's overlap policy made of a fire
+// that came due while run x (of an earlier fire) ran.
+func overlapVerdict(f Facts, x repository.Execution) string {
+	s := fmt.Sprintf("not run: the run of its fire %s was still running on %s (from %s", stamp(x.ScheduledAt), nodeName(f, x.NodeID), stamp(x.StartedAt))
+	if !x.FinishedAt.IsZero() {
+		s += " to " + stamp(x.FinishedAt)
+	}
+	s += "); "
+	switch p := f.Task.Options.Overlap; p {
+	case repository.OverlapSkip:
+		return s + "the overlap policy skip dropped it"
+	case repository.OverlapBufferOne, repository.OverlapCancel, repository.OverlapTerminate:
+		return s + fmt.Sprintf("the overlap policy %s runs only the first fire due during a run, and dropped this one", p)
+	case repository.OverlapBufferAll:
+		return s + fmt.Sprintf("the overlap policy buffer_all keeps at most the newest %d fires, and dropped this one", repository.BufferLimit)
+	default:
+		return s + "the fire waited for it and was then folded into a later one by its misfire policy"
+	}
 }
 
 // Ahead is what comes for the task as it stands: its next n fires (when
@@ -180,7 +211,7 @@ func Ahead(f Facts, stale, waiting bool, n int) (next []time.Time, blocked strin
 		next = append(next, t.NextStartTime)
 	}
 	if s, err := schedule.Parse(t.Cron, t.Options.Timezone); err == nil {
-		s = s.ForTask(t.Options, t.CreatedAt)
+		s = s.ForTask(t.Name, t.Options, t.CreatedAt)
 		for at, k := t.NextStartTime, 0; len(next) < n && k < maxAhead; k++ {
 			nx, ok := s.Next(at)
 			if !ok {
@@ -224,6 +255,11 @@ func ranVerdict(f Facts, runs []repository.Execution) string {
 		}
 	case repository.ExecAbandoned:
 		s = fmt.Sprintf("started on %s, which died while running it (abandoned at %s)", node, stamp(last.FinishedAt))
+	case repository.ExecCancelled:
+		s = fmt.Sprintf("ran on %s, started %s after its fire, cancelled after %s", node, late, last.FinishedAt.Sub(last.StartedAt).Round(time.Millisecond))
+		if last.Error != "" {
+			s += ": " + last.Error
+		}
 	case repository.ExecFenced:
 		s = fmt.Sprintf("ran on %s after its claim was lost (fenced: a peer had taken the task over)", node)
 	case repository.ExecSkipped:
@@ -241,7 +277,13 @@ func ranVerdict(f Facts, runs []repository.Execution) string {
 	if last.Misfire != "" && last.Status != repository.ExecSkipped {
 		s += fmt.Sprintf(" (late: its misfire policy %s ran it)", last.Misfire)
 	}
-	if last.Kind != "" && last.Kind != repository.RunCron {
+	switch last.Kind {
+	case "", repository.RunCron:
+	case repository.RunBuffered:
+		s += fmt.Sprintf(" (a buffered run: it came due while the previous run ran, and the overlap policy %s ran it once that ended)", f.Task.Options.Overlap)
+	case repository.RunBackfill:
+		s += " (a backfill run, asked for by an operator)"
+	default:
 		s += fmt.Sprintf(" (a %s run)", last.Kind)
 	}
 	if n := len(runs); n > 1 {

@@ -25,6 +25,8 @@ func TestAt(t *testing.T) {
 	dyn.Dynamic, dyn.Handler = true, "mail"
 	stale := hourly()
 	stale.StaleSince = t0.Add(-time.Hour)
+	skipping, buffering := hourly(), hourly()
+	skipping.Options.Overlap, buffering.Options.Overlap = repository.OverlapSkip, repository.OverlapBufferOne
 	for _, c := range []struct {
 		name      string
 		f         Facts
@@ -67,6 +69,17 @@ func TestAt(t *testing.T) {
 			{ScheduledAt: t0, StartedAt: t0.Add(time.Second), FinishedAt: t0.Add(2 * time.Second), Status: repository.ExecSucceeded, Attempt: 2, Kind: repository.RunRetry},
 			{ScheduledAt: t0, StartedAt: t0, FinishedAt: t0.Add(time.Second), Status: repository.ExecFailed, Attempt: 1},
 		}}, t0, t0, true, "(a retry run); 2 attempts in all"},
+		{"overlap skipped", Facts{Task: skipping, Now: t0.Add(time.Hour), Covering: &repository.Execution{
+			NodeID: 7, ScheduledAt: t0.Add(-time.Hour), StartedAt: t0.Add(-time.Hour), FinishedAt: t0.Add(5 * time.Minute), Status: repository.ExecSucceeded,
+		}}, t0, t0, true, "still running on node-7 (node 7) (from 2026-11-26T09:00:00Z to 2026-11-26T10:05:00Z); the overlap policy skip dropped it"},
+		{"no handler", Facts{Task: dyn, Now: t0.Add(time.Hour), Waiting: true}, t0, t0, true, "no live node has the task's handler \"mail\""},
+		{"buffered", Facts{Task: buffering, Runs: []repository.Execution{{
+			ScheduledAt: t0, StartedAt: t0.Add(10 * time.Minute), FinishedAt: t0.Add(11 * time.Minute), Status: repository.ExecSucceeded, Attempt: 1, Kind: repository.RunBuffered,
+		}}}, t0, t0, true, "a buffered run: it came due while the previous run ran, and the overlap policy buffer_one ran it"},
+		{"cancelled", Facts{Task: hourly(), Runs: []repository.Execution{{
+			ScheduledAt: t0, StartedAt: t0, FinishedAt: t0.Add(time.Hour), Status: repository.ExecCancelled, Attempt: 1,
+			Error: "cancelled: the fire of 2026-11-26T11:00:00Z came due (overlap policy cancel)",
+		}}}, t0, t0, true, "cancelled after 1h0m0s: cancelled: the fire of"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			c.f.Names = func(id repository.NodeID) string {

@@ -107,10 +107,11 @@ func (n *Node) giveBack(c *claim.Claim) {
 		n.claims.Drop(c)
 		return
 	}
+	next, kind, attempt := c.Row() // a backfill fire stays pending in its own column
 	f := repository.Finish{
 		Claim: c.Fence(), ExecutionID: exec.ID, Status: repository.ExecSkipped,
 		Error: "no free worker within the start deadline; fire given back to peers",
-		Next:  c.Task.NextStartTime, NextAttempt: max(c.Task.Attempt, 1), Cron: c.Task.Cron, Revision: c.Task.Revision,
+		Next:  next, NextAttempt: max(attempt, 1), NextKind: kind, Cron: c.Task.Cron, Revision: c.Task.Revision,
 		Handoff: true,
 	}
 	if appendRun {

@@ -53,7 +53,12 @@ func (n *Node) refreshCalendars(ctx context.Context) {
 // excluded says why claim c's fire is skipped by its task's calendar, ""
 // when it is not (no calendar, or the fire is not in it).
 func (n *Node) excluded(c *claim.Claim) string {
-	name := c.Spec.Opts.Calendar
+	return n.excludedAt(c.Spec.Opts.Calendar, c.Task.NextStartTime)
+}
+
+// excludedAt says why calendar name excludes a fire at, "" when it does
+// not (no calendar, or the time is not in it).
+func (n *Node) excludedAt(name string, at time.Time) string {
 	if name == "" {
 		return ""
 	}
@@ -61,7 +66,7 @@ func (n *Node) excluded(c *claim.Claim) string {
 	if set == nil {
 		return ""
 	}
-	if ex, rule := set.Excludes(name, c.Task.NextStartTime); ex {
+	if ex, rule := set.Excludes(name, at); ex {
 		return fmt.Sprintf("excluded by calendar %q (%s)", name, rule)
 	}
 	return ""

@@ -31,7 +31,7 @@ func (n *Node) checkCrowded(ctx context.Context) error {
 		n.crowded.Store(false)
 		return nil
 	}
-	waited := due.Now.Sub(due.Tasks[0].NextStartTime)
+	waited := due.Now.Sub(due.Tasks[0].DueAt())
 	crowded := waited > n.cfg.StealAfter+n.cfg.PollInterval
 	n.crowded.Store(crowded)
 	if crowded && time.Since(n.crowdedWarned) >= crowdedWarnEvery {

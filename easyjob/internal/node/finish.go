@@ -18,9 +18,26 @@ const maxRetryBackoff = 10 * time.Minute
 func (n *Node) outcome(c *claim.Claim, execID int64, status repository.ExecStatus, runErr error, next schedule.Plan) repository.Finish {
 	f := repository.Finish{
 		Claim: c.Fence(), ExecutionID: execID, Status: status, Error: errText(runErr),
-		Next: next.Next, NextAttempt: 1, Done: next.Done, Cron: c.Task.Cron, Revision: c.Task.Revision,
+		NextAttempt: 1, Cron: c.Task.Cron, Revision: c.Task.Revision,
 	}
 	attempt := max(c.Task.Attempt, 1)
+	buffered := false
+	if c.Backfill() {
+		n.backfillNext(c, &f)
+	} else {
+		var dropped int
+		next, buffered, dropped = schedule.Overlap(*c.Sched, c.Spec.Opts, next, c.FoundAt, n.dbNow(), c.Task.FireKind == repository.RunBuffered)
+		if dropped > 0 {
+			n.log.Info().Str("task", c.Spec.Name).Int("dropped", dropped).Stringer("overlap", c.Spec.Opts.Overlap).
+				Msg("easyjob: fires that came due while the run ran were dropped by the task's overlap policy")
+		}
+		f.Next, f.Done = next.Next, next.Done
+		f.CountFire = c.Task.ParentID == 0 && attempt == 1 && status != repository.ExecSkipped
+	}
+	due := f.Next
+	if !f.BackfillNext.IsZero() && f.BackfillNext.Before(due) {
+		due = f.BackfillNext
+	}
 	switch {
 	case c.StartFailed():
 		// The start record found the claim lost: the finish records the
@@ -30,11 +47,14 @@ func (n *Node) outcome(c *claim.Claim, execID int64, status repository.ExecStatu
 		// PauseAfter: the finish parks it paused and audits the pause in
 		// the same write, so there is no retry and no next fire to keep.
 		f.Pause = true
-	case status != repository.ExecSucceeded && status != repository.ExecSkipped && c.Task.Attempt <= c.Spec.Opts.MaxRetries:
+	case status != repository.ExecSucceeded && status != repository.ExecSkipped && c.Task.Attempt <= c.Spec.Opts.MaxRetries && !c.Backfill():
 		// A retry is a pending fire any node may claim, so the claim is not kept.
 		f.Next = n.dbNow().Add(schedule.Backoff(attempt, c.Spec.Opts.RetryBackoff, maxRetryBackoff))
 		f.NextAttempt, f.Done, f.Handoff = attempt+1, false, true
-	case f.Done || !n.keepFor(f.Next):
+	case fired(c, f) >= c.Spec.Opts.MaxFires && c.Spec.Opts.MaxFires > 0 && !c.Backfill():
+		// The task ran its MaxFires fires: it finishes.
+		f.Done = true
+	case f.Done || !n.keepFor(due):
 		// No next fire (the cron ends: a one-off ran) or none soon: nothing
 		// to keep, and no successor to queue.
 	case c.Task.Paused:
@@ -52,7 +72,45 @@ func (n *Node) outcome(c *claim.Claim, execID int64, status repository.ExecStatu
 	default:
 		f.Keep = true
 	}
+	if buffered && f.NextAttempt == 1 && !f.Done && !f.Pause {
+		f.NextKind = repository.RunBuffered // runs at once, outside the misfire policy
+	}
 	return f
+}
+
+// fired is how many fires the task has run once finish f is written
+// (repository.Task.Fires).
+func fired(c *claim.Claim, f repository.Finish) int64 {
+	if f.CountFire {
+		return c.Task.Fires + 1
+	}
+	return c.Task.Fires
+}
+
+// backfillNext makes f the finish of backfill fire c: the row's own
+// fire stands, and its backfill moves on to the next fire of its range,
+// or ends (a failed backfill fire is not retried: the range goes on).
+func (n *Node) backfillNext(c *claim.Claim, f *repository.Finish) {
+	next, kind, attempt := c.Row()
+	f.Next, f.NextKind, f.NextAttempt = next, kind, max(attempt, 1)
+	f.Backfilled = true
+	if b, ok := c.Sched.Next(c.Task.NextStartTime); ok && !b.After(c.Task.BackfillTo) {
+		f.BackfillNext = b
+		return
+	}
+	if kind != "" || f.NextAttempt > 1 {
+		return // a manual fire, a retry, a buffered fire: due as it stands
+	}
+	// The backfill ends: cron fires that came due while it ran overlapped
+	// it, and the task's overlap policy decides how they run.
+	p, buffered, _ := schedule.Overlap(*c.Sched, c.Spec.Opts, schedule.Plan{Run: true, Next: next}, c.FoundAt, n.dbNow(), false)
+	f.Next = p.Next
+	if p.Done {
+		f.Next = next // no fire after the skipped ones: the row's stands, for its finish to end the task
+	}
+	if buffered {
+		f.NextKind = repository.RunBuffered
+	}
 }
 
 // pausesTask reports whether a run of c ending in status makes the
@@ -149,8 +207,9 @@ func (l *laterFinish) build() repository.Finish {
 		if o.resume {
 			// The fire stays due, for any node: its next run resumes the
 			// chain's steps left (executeChain).
-			t := &l.c.Task
-			f.Next, f.NextAttempt, f.Done, f.Keep, f.Handoff = t.NextStartTime, max(t.Attempt, 1), false, false, true
+			next, kind, attempt := l.c.Row() // a backfill fire stays pending in its own column
+			f.Next, f.NextAttempt, f.NextKind, f.Done, f.Keep, f.Handoff = next, max(attempt, 1), kind, false, false, true
+			f.Backfilled, f.BackfillNext, f.CountFire = false, time.Time{}, false
 		}
 	}
 	f.Claim = l.c.Fence() // void (fenced) when c was not confirmed

@@ -25,10 +25,10 @@ const handoverLead = 200 * time.Millisecond
 // its next fire; a fire already due (a fire given back for want of a
 // worker) is left to peers.
 func (n *Node) watchHandover(t repository.Task, spec *spec.Spec) {
-	if n.stopping.Load() || t.NextStartTime.Sub(n.dbNow()) <= handoverLead {
+	if n.stopping.Load() || t.DueAt().Sub(n.dbNow()) <= handoverLead {
 		return
 	}
-	at := n.toLocal(t.NextStartTime).Add(-handoverLead)
+	at := n.toLocal(t.DueAt()).Add(-handoverLead)
 	n.handovers.Push(claim.New(t, spec, at, n.claims.Epoch()))
 }
 

@@ -72,7 +72,7 @@ func (n *Node) pick(live []repository.Node, due repository.Due, room int) (refs 
 			}
 			continue
 		}
-		rejected = rejected || t.NextStartTime.Sub(due.Now) < n.cfg.PollInterval
+		rejected = rejected || t.DueAt().Sub(due.Now) < n.cfg.PollInterval
 	}
 	return refs, stolen, rejected
 }
@@ -125,7 +125,7 @@ func (n *Node) claimRefs(ctx context.Context, refs []repository.TaskRef) ([]repo
 		if spec == nil {
 			continue // cannot happen: the loader asks only for names it has; reconcile releases it
 		}
-		c := claim.New(t, spec, n.toLocal(t.NextStartTime), epoch)
+		c := claim.New(t, spec, n.toLocal(t.DueAt()), epoch)
 		if c.SchedErr != nil {
 			n.log.Error().Err(c.SchedErr).Str("task", t.Name).Msg("easyjob: stored cron is invalid")
 		}

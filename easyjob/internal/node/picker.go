@@ -76,7 +76,7 @@ func (p *picker) claims(view []repository.Node, t repository.Task, now time.Time
 	if p.strat.Accept(able, t, p.self) {
 		return true, false
 	}
-	ok = strategy.AcceptOrSteal(p.strat, able, t, p.self, now.Sub(t.NextStartTime), p.stealAfter)
+	ok = strategy.AcceptOrSteal(p.strat, able, t, p.self, now.Sub(t.DueAt()), p.stealAfter)
 	return ok, ok
 }
 

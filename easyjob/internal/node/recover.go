@@ -101,7 +101,7 @@ func (n *Node) recoverOrphans(ctx context.Context) error {
 	for i, e := range errs {
 		if e == nil { // ErrClaimLost: a peer acted first, or the owner came back
 			recovered++
-			n.observe(observe.Event{Kind: observe.EventRecovery, Count: 1, Task: tasks[i].Name, Lag: max(n.dbNow().Sub(tasks[i].NextStartTime), 0)})
+			n.observe(observe.Event{Kind: observe.EventRecovery, Count: 1, Task: tasks[i].Name, Lag: max(n.dbNow().Sub(tasks[i].DueAt()), 0)})
 			n.log.Warn().Int64("task", int64(rs[i].Ref.ID)).Int64("dead_node", int64(rs[i].DeadNode)).Msg("easyjob: recovered task of a dead node")
 		}
 	}

@@ -105,6 +105,8 @@ func (n *Node) runFire(ctx context.Context, c *claim.Claim, skip, done bool) (fi
 	}
 	n.stats.fired.Add(1)
 	runCtx, endRun := n.fired(ctx, c.Spec, &c.Task, c.Task.NextStartTime, c.FoundAt.Add(-c.Jitter), c.Misfire, c.Kind) // lag from the jittered time
+	runCtx, disarm := n.overlapTimer(runCtx, c)
+	end := func(r observe.RunResult) { disarm(); endRun(r) }
 	switch {
 	case done:
 		o.status = repository.ExecSucceeded
@@ -113,7 +115,7 @@ func (n *Node) runFire(ctx context.Context, c *claim.Claim, skip, done bool) (fi
 	default:
 		o.status, o.began, o.ran, o.err = n.call(runCtx, c.Spec, &c.Task, c.Task.NextStartTime, nil)
 	}
-	return o, runCtx, endRun
+	return o, runCtx, end
 }
 
 // callInTx runs the job of c (an InTx task) in a transaction of its own,
@@ -160,7 +162,7 @@ func (n *Node) call(ctx context.Context, sp *spec.Spec, t *repository.Task, sche
 		run.Args = []byte(a)
 	}
 	began, start := n.dbNow(), mono()
-	err = func() (err error) {
+	job := func() (err error) {
 		// The public API turns a job's panic into its own error; this
 		// keeps the node up whatever a Job does.
 		defer func() {
@@ -169,8 +171,22 @@ func (n *Node) call(ctx context.Context, sp *spec.Spec, t *repository.Task, sche
 			}
 		}()
 		return sp.Job(ctx, run)
-	}()
+	}
+	var term errTerminated
+	if sp.Opts.Overlap == repository.OverlapTerminate && tx == nil {
+		err = n.callTerminable(ctx, sp.Name, sp.Opts.OverlapGrace, job)
+	} else {
+		err = job()
+	}
 	switch {
+	case errors.As(err, &term):
+		status = repository.ExecCancelled
+	case err != nil && overlapOf(ctx) != nil:
+		// Cancelled by the task's overlap policy: the job returned an
+		// error after its context ended (one that finished its work and
+		// returned nil succeeded).
+		status = repository.ExecCancelled
+		err = fmt.Errorf("cancelled: %v: %w", overlapOf(ctx), err)
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
 		// The deadline passed before the job returned: timed out, whatever
 		// it returned (a job that ignores its context and returns nil late

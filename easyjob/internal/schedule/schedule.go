@@ -41,7 +41,10 @@ type Schedule struct {
 	// start and end bound the fires (Window): none before start or after
 	// end; zero for no bound.
 	start, end time.Time
-	memo       *tickMemo // shared by the specs of one node with this expr and loc; may be nil
+	// shift moves every fire later (Spread): a fire is the expression's
+	// time + shift; 0 for none.
+	shift time.Duration
+	memo  *tickMemo // shared by the specs of one node with this expr and loc; may be nil
 }
 
 // ErrInvalidCron reports an expression or time zone that does not parse,
@@ -163,13 +166,14 @@ func (s Schedule) Window(start, end time.Time) Schedule {
 	return s
 }
 
-// ForTask returns s as a task with options o, created at created, fires
-// it: anchored at its creation (EveryFromCreation) and within its window.
-func (s Schedule) ForTask(o repository.TaskOptions, created time.Time) Schedule {
+// ForTask returns s as task name with options o, created at created,
+// fires it: anchored at its creation (EveryFromCreation), moved by its
+// spread offset (Spread) and within its window.
+func (s Schedule) ForTask(name string, o repository.TaskOptions, created time.Time) Schedule {
 	if o.EveryFromCreation {
 		s = s.AnchoredAt(created)
 	}
-	return s.Window(o.Start, o.End)
+	return s.Spread(name, o.Spread).Window(o.Start, o.End)
 }
 
 // Next returns the first fire strictly after t, or false when there is none.
@@ -177,11 +181,14 @@ func (s Schedule) Next(t time.Time) (time.Time, bool) {
 	if !s.start.IsZero() && t.Before(s.start) {
 		t = s.start.Add(-time.Nanosecond) // the first fire at or after start
 	}
-	n, ok := s.next(t)
-	if ok && !s.end.IsZero() && n.After(s.end) {
+	n, ok := s.next(t.Add(-s.shift))
+	if !ok {
 		return time.Time{}, false
 	}
-	return n, ok
+	if n = n.Add(s.shift); !s.end.IsZero() && n.After(s.end) {
+		return time.Time{}, false
+	}
+	return n, true
 }
 
 // Fires returns the first n fires strictly after t, fewer when the
@@ -324,11 +331,14 @@ func (s Schedule) Prev(t time.Time) (time.Time, bool) {
 	if !s.end.IsZero() && t.After(s.end) {
 		t = s.end
 	}
-	p, ok := s.prev(t)
-	if ok && !s.start.IsZero() && p.Before(s.start) {
+	p, ok := s.prev(t.Add(-s.shift))
+	if !ok {
 		return time.Time{}, false
 	}
-	return p, ok
+	if p = p.Add(s.shift); !s.start.IsZero() && p.Before(s.start) {
+		return time.Time{}, false
+	}
+	return p, true
 }
 
 // prev is Prev without the window.
@@ -411,7 +421,7 @@ func PlanFire(s Schedule, o repository.TaskOptions, scheduled, now time.Time) Pl
 		}
 	}
 	next, ok := s.Next(from)
-	if ok && p.Misfire != "" && sameWallClock(next, scheduled, s.loc) {
+	if ok && p.Misfire != "" && sameWallClock(next.Add(-s.shift), scheduled.Add(-s.shift), s.loc) {
 		// Falling back, a wall-clock time occurs twice: a late fire of the
 		// first must not schedule the second.
 		next, ok = s.Next(next)

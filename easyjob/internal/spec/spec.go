@@ -81,8 +81,8 @@ func (s *Spec) ScheduleOf(t *repository.Task) (*schedule.Schedule, error) {
 			err = fmt.Errorf("task %q: stored cron %q: %w; using the registered %q", s.Name, t.Cron, perr, s.Cron)
 		}
 	}
-	if s.Opts.EveryFromCreation || !s.Opts.Start.IsZero() || !s.Opts.End.IsZero() {
-		bounded := sched.ForTask(s.Opts, t.CreatedAt)
+	if s.Opts.EveryFromCreation || !s.Opts.Start.IsZero() || !s.Opts.End.IsZero() || s.Opts.Spread > 0 {
+		bounded := sched.ForTask(s.Name, s.Opts, t.CreatedAt)
 		sched = &bounded
 	}
 	return sched, err

@@ -24,8 +24,13 @@ func analyzeChaos(res *chaosResult, fires []fire, p nodeParams, from, to time.Ti
 	hb, dead, _ := p.effective()
 	res.stepSettle = dead + hb
 	byTask := map[string][]fire{}
+	overlapping := map[string][]fire{} // the overlap task set's runs, judged apart (overlap.go)
 	var lags []time.Duration
 	for _, f := range fires {
+		if _, ok := overlapPolicyOf(f.Task); ok {
+			overlapping[f.Task] = append(overlapping[f.Task], f)
+			continue
+		}
 		byTask[f.Task] = append(byTask[f.Task], f)
 		// The lag is measured on the database's clock, which a clock step
 		// moved away from the local one, and the fires the nodes start
@@ -56,6 +61,29 @@ func analyzeChaos(res *chaosResult, fires []fire, p nodeParams, from, to time.Ti
 	res.classifyDuplicates(fires)
 	res.findLost(tasks, byTask, from, to, lostAfter)
 	res.findLostSteps(p, byTask, from, to.Add(-lostAfter))
+	if p.OverlapTasks > 0 {
+		for _, fs := range overlapping {
+			sort.Slice(fs, func(i, j int) bool { return fs[i].Start < fs[j].Start })
+		}
+		o := analyzeOverlaps(overlapping, func(a, b int64) bool { return res.nearFault(a, b, dead+hb) })
+		res.Overlap = &o
+	}
+}
+
+// nearFault reports whether [a, b] (unix nanos) meets a fault's window,
+// widened by settle after it ends (a node that comes back, or a peer that
+// takes its tasks over, acts within that).
+func (res *chaosResult) nearFault(a, b int64, settle time.Duration) bool {
+	for _, f := range res.Faults {
+		until := f.Until
+		if until.IsZero() || until.Before(f.At) {
+			until = f.At
+		}
+		if a <= until.Add(settle+2*time.Second).UnixNano() && b >= f.At.Add(-2*time.Second).UnixNano() {
+			return true
+		}
+	}
+	return false
 }
 
 // procName names process incarnation i ("?" if unknown).

@@ -71,6 +71,10 @@ func (r *chaosResult) print(w io.Writer) {
 		}
 	}
 	tb.add("duplicates", dup+")")
+	if o := r.Overlap; o != nil {
+		tb.add("overlap tasks", fmt.Sprintf("%d tasks, %d runs: %d at once with another run of their task, %d against their policy (%d pairs near a fault not judged)",
+			o.Tasks, o.Runs, o.Concurrent, o.PolicyBroken, o.NearFault))
+	}
 	tb.add("lost fires", lost)
 	if r.FailoverLost > 0 || hasPatroniFault(r.Faults) {
 		tb.add("not resumed", fmt.Sprintf("%d  (tasks without a fire within %s of the database accepting writes after a Patroni fault)", r.FailoverLost, fmtMS(r.LostThresholdMS)))
@@ -96,6 +100,11 @@ func (r *chaosResult) print(w io.Writer) {
 			for _, s := range d.Runs {
 				fmt.Fprintln(w, "    "+s)
 			}
+		}
+	}
+	if o := r.Overlap; o != nil {
+		for _, d := range o.Details {
+			fmt.Fprintf(w, "\n  OVERLAP %s\n", d)
 		}
 	}
 	for _, l := range r.LostStepDetails {

@@ -118,20 +118,22 @@ type chaosResult struct {
 	FreezeFailover latency  `json:"freeze_failover"`
 	AllFailover    latency  `json:"failover"`
 
-	Duplicates      int         `json:"duplicates"`
-	AllowedReruns   int         `json:"allowed_reruns"`
-	PGDuplicates    int         `json:"duplicates_during_pg_restart"`
-	ClockDuplicates int         `json:"duplicates_during_clock_step,omitempty"`
-	Violations      int         `json:"violations"`
-	DupDetails      []dupReport `json:"duplicate_details,omitempty"`
-	Lost            int         `json:"lost_fires"`
-	FailoverLost    int         `json:"tasks_not_resumed_after_db_failover,omitempty"`
-	PGDelayed       int         `json:"delayed_by_pg_restart"`
-	ClockHeld       int         `json:"held_by_clock_step_back,omitempty"`
-	LostDetails     []lostFire  `json:"lost_details,omitempty"`
-	ChainFires      int         `json:"chain_fires"`
-	LostSteps       int         `json:"lost_chain_steps"`
-	LostStepDetails []lostStep  `json:"lost_chain_step_details,omitempty"`
+	Duplicates      int `json:"duplicates"`
+	AllowedReruns   int `json:"allowed_reruns"`
+	PGDuplicates    int `json:"duplicates_during_pg_restart"`
+	ClockDuplicates int `json:"duplicates_during_clock_step,omitempty"`
+	Violations      int `json:"violations"`
+	// Overlap is the verdict on the overlap task set (--overlap-tasks).
+	Overlap         *overlapReport `json:"overlap,omitempty"`
+	DupDetails      []dupReport    `json:"duplicate_details,omitempty"`
+	Lost            int            `json:"lost_fires"`
+	FailoverLost    int            `json:"tasks_not_resumed_after_db_failover,omitempty"`
+	PGDelayed       int            `json:"delayed_by_pg_restart"`
+	ClockHeld       int            `json:"held_by_clock_step_back,omitempty"`
+	LostDetails     []lostFire     `json:"lost_details,omitempty"`
+	ChainFires      int            `json:"chain_fires"`
+	LostSteps       int            `json:"lost_chain_steps"`
+	LostStepDetails []lostStep     `json:"lost_chain_step_details,omitempty"`
 	// Unrecorded: runs in the ledgers without their row in the history;
 	// UnrecordedKilled: those whose process was killed as they ran.
 	Unrecorded        int        `json:"unrecorded_runs"`

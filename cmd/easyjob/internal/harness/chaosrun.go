@@ -226,6 +226,9 @@ func (r *chaosRun) collect(t0, tEnd time.Time, lostAfter time.Duration) {
 	if res.Violations > 0 {
 		res.FailureReasons = append(res.FailureReasons, fmt.Sprintf("%d duplicate runs that are not re-runs of an interrupted fire", res.Violations))
 	}
+	if o := res.Overlap; o != nil && o.Violations() > 0 {
+		res.FailureReasons = append(res.FailureReasons, fmt.Sprintf("%d runs of the overlap tasks broke their policy (%d ran at once with another run of their task)", o.Violations(), o.Concurrent))
+	}
 	if res.Lost > 0 {
 		res.FailureReasons = append(res.FailureReasons, fmt.Sprintf("%d lost fires", res.Lost))
 	}

@@ -60,6 +60,7 @@ const (
 	mPutCalendar
 	mCalendars
 	mRemoveCalendar
+	mBackfill
 	mListen // not a round trip per call: one long-lived session
 	numMethods
 )
@@ -72,7 +73,7 @@ var methodNames = [numMethods]string{
 	"PublishTaskSet", "TaskSet", "ChainRun", "TaskCounts", "TaskPage", "TaskTree", "TaskRuns",
 	"RecentExecutions", "CountFailures", "RecordAudit", "Audit",
 	"CreateSchedules", "UpdateSchedule", "PublishHandlers", "Handlers", "Revisions",
-	"PutCalendar", "Calendars", "RemoveCalendar", "Listen",
+	"PutCalendar", "Calendars", "RemoveCalendar", "Backfill", "Listen",
 }
 
 // countingStore counts a node's store calls as a hook of the one store

@@ -44,8 +44,9 @@ func openFileLedger(path string, flushEvery time.Duration) (*fileLedger, error) 
 	return l, nil
 }
 
-// appendLine formats f as "task sched node start attempt exec version\n"
-// (times in unix nanoseconds).
+// appendLine formats f as "task sched node start attempt exec version
+// [end]\n" (times in unix nanoseconds; end only for a run recorded as it
+// ended).
 func appendLine(b []byte, f fire) []byte {
 	b = append(b, f.Task...)
 	b = append(b, ' ')
@@ -60,6 +61,10 @@ func appendLine(b []byte, f fire) []byte {
 	b = strconv.AppendInt(b, f.Exec, 10)
 	b = append(b, ' ')
 	b = strconv.AppendInt(b, f.Version, 10)
+	if f.End != 0 {
+		b = append(b, ' ')
+		b = strconv.AppendInt(b, f.End, 10)
+	}
 	return append(b, '\n')
 }
 
@@ -128,13 +133,18 @@ func (l *fileLedger) close() error {
 }
 
 // parseLine parses one ledger line (without the newline).
-func parseLine(line []byte) (fire, error) {
+func parseLine(line []byte) (f fire, err error) {
 	fields := bytes.Fields(line)
-	if len(fields) != 7 {
-		return fire{}, fmt.Errorf("ledger line %q: want 7 fields", line)
+	if len(fields) != 7 && len(fields) != 8 {
+		return fire{}, fmt.Errorf("ledger line %q: want 7 or 8 fields", line)
 	}
-	var f fire
-	var err error
+	if len(fields) == 8 {
+		end, err := strconv.ParseInt(string(fields[7]), 10, 64)
+		if err != nil {
+			return fire{}, fmt.Errorf("ledger line %q: %w", line, err)
+		}
+		defer func() { f.End = end }()
+	}
 	f.Task = string(fields[0])
 	nums := [6]int64{}
 	for i := range 6 {

@@ -18,6 +18,7 @@ type fire struct {
 	Exec    int64 // execution id; 0 while easyjob.Info does not carry it
 	Version int64 // fencing token version (Info.Token.Version): a re-run of a fire has a larger one
 	Proc    int   // which process incarnation wrote it (index into the run's list); 0 in-process
+	End     int64 // when the job returned (local clock), unix nanos; 0 when recorded as it started
 }
 
 // Lag is the start lag versus the scheduled time.

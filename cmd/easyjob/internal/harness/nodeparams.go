@@ -26,6 +26,7 @@ type nodeParams struct {
 	Workers         int
 	MaxClaims       int
 	ChainDepth      int  // steps under each task: t00001 -> t00001.s1 -> t00001.s2 ... (0: flat tasks)
+	OverlapTasks    int  // tasks whose runs outlast their interval, one per overlap policy in turn (overlap.go)
 	Metrics         bool // a Prometheus observer on each node (metrics.go)
 	GOMAXPROCS      int  // node processes only: runtime.GOMAXPROCS (0 = Go's own choice)
 	// Handler, when set, is the one handler kind the node registers
@@ -52,6 +53,7 @@ func addNodeFlags(fs *flag.FlagSet, p *nodeParams) {
 	fs.IntVar(&p.Workers, "workers", 0, "Config.Workers (0 = library default, 10)")
 	fs.IntVar(&p.MaxClaims, "max-claims", 0, "Config.MaxClaims (0 = library default, 1000 × workers)")
 	fs.IntVar(&p.ChainDepth, "chain-depth", 0, "make every task the root of a chain of this many steps (t00001 -> t00001.s1 -> ...); 0 = flat tasks")
+	fs.IntVar(&p.OverlapTasks, "overlap-tasks", 0, "also register this many tasks on every second whose runs last "+overlapRun.String()+", with the overlap policies skip, buffer_one, buffer_all, cancel and terminate in turn (o00-skip, o01-buffer_one, ...); chaos checks each policy")
 	fs.BoolVar(&p.Metrics, "metrics", false, "give every node a Prometheus observer (easyjob/metrics/prom), scraped every 15s")
 	fs.IntVar(&p.GOMAXPROCS, "gomaxprocs", 0, "GOMAXPROCS of each node process, as a container's CPU limit sets it (0 = Go's own choice; --procs only)")
 }
@@ -97,6 +99,9 @@ func (p nodeParams) args() []string {
 	}
 	if p.ChainDepth != 0 {
 		a = append(a, "--chain-depth", strconv.Itoa(p.ChainDepth))
+	}
+	if p.OverlapTasks != 0 {
+		a = append(a, "--overlap-tasks", strconv.Itoa(p.OverlapTasks))
 	}
 	if p.Metrics {
 		a = append(a, "--metrics")
@@ -171,5 +176,5 @@ func registerTasks(s *easyjob.Scheduler, p nodeParams, l ledger) error {
 			parent = stepName(i, k)
 		}
 	}
-	return nil
+	return registerOverlapTasks(s, p, l)
 }

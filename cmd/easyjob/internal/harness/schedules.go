@@ -49,7 +49,10 @@ type scheduleOpts struct {
 	batch   int  // --create-batch: schedules per CreateMany call
 	writers int  // --create-writers: concurrent CreateMany callers
 	analyze bool // --analyze: ANALYZE the database after the creation
-	lists   bool // measure the task lists after the trial (not in the idle trial)
+	// spread is --spread: the K schedules get easyjob.Spread(spread), so
+	// their fires come due over the window instead of in one second.
+	spread time.Duration
+	lists  bool // measure the task lists after the trial (not in the idle trial)
 }
 
 func (s *scheduleOpts) addFlags(fs *flag.FlagSet) {
@@ -57,6 +60,7 @@ func (s *scheduleOpts) addFlags(fs *flag.FlagSet) {
 	fs.IntVar(&s.burst, "burst", 0, fmt.Sprintf("with --schedules: B one-off schedules more, all due in the same second, about %s into the measured window; their start lag is reported apart", burstLead))
 	fs.IntVar(&s.batch, "create-batch", 5000, "with --schedules: schedules per Client.CreateMany call (one transaction)")
 	fs.IntVar(&s.writers, "create-writers", 2, "with --schedules: goroutines calling Client.CreateMany at once")
+	fs.DurationVar(&s.spread, "spread", 0, "with --schedules: give the --tasks K schedules easyjob.Spread(d): each one's grid moved by a fixed offset in [0, d) hashed from its name (0 = none); the steady window then expects each fire at cron time + offset (the report's peak second: the busiest scheduled second's start lag)")
 	fs.BoolVar(&s.analyze, "analyze", true, "with --schedules: ANALYZE the database after the creation, as autovacuum soon would (a server with autovacuum off would plan every query as for an empty table)")
 }
 
@@ -77,6 +81,9 @@ func (s scheduleOpts) check(tasks int, duration time.Duration) error {
 	}
 	if tasks < 0 || tasks > s.total {
 		return fmt.Errorf("--tasks K is how many of the --schedules %d fire every second: need 0 <= K <= %d", s.total, s.total)
+	}
+	if s.spread < 0 || s.spread > 24*time.Hour {
+		return errors.New("need 0 <= --spread <= 24h")
 	}
 	if tasks == 0 && s.burst == 0 {
 		return errors.New("with --schedules, need --tasks >= 1 or --burst >= 1: nothing would fall due")
@@ -100,18 +107,29 @@ func (s scheduleOpts) check(tasks int, duration time.Duration) error {
 // before the nodes start.
 type schedulePlan struct {
 	total, tasks, burst int
-	cron                string    // of the K
-	quietFrom, quietTo  time.Time // when no quiet schedule may fall due
-	burstAt             time.Time // set by schedule when it builds the first burst schedule
+	cron                string        // of the K
+	spread              time.Duration // of the K (easyjob.Spread); 0: none
+	quietFrom, quietTo  time.Time     // when no quiet schedule may fall due
+	burstAt             time.Time     // set by schedule when it builds the first burst schedule
 }
 
 // newSchedulePlan plans the schedules of so with K = tasks on cron,
 // created from now on.
 func newSchedulePlan(so scheduleOpts, tasks int, cron string, now time.Time) *schedulePlan {
 	return &schedulePlan{
-		total: so.total, tasks: tasks, burst: so.burst, cron: cron,
+		total: so.total, tasks: tasks, burst: so.burst, cron: cron, spread: so.spread,
 		quietFrom: now.Add(-time.Minute), quietTo: now.Add(quietAfter),
 	}
+}
+
+// shiftSpan is how far the plan's spread moves a fire at most: the
+// steady window's expected cron times start this much earlier. A nil
+// plan (tasks registered in code) moves none.
+func (pl *schedulePlan) shiftSpan() time.Duration {
+	if pl == nil {
+		return 0
+	}
+	return pl.spread
 }
 
 // count is the number of schedules the plan creates.
@@ -128,7 +146,11 @@ func (pl *schedulePlan) schedule(k int) easyjob.Schedule {
 		return easyjob.Schedule{Name: taskName(i), Handler: benchHandler, Cron: quietCron(k, quiet, pl.quietFrom, pl.quietTo), Args: benchArgs{I: i}}
 	case k < pl.total:
 		i := k - quiet
-		return easyjob.Schedule{Name: taskName(i), Handler: benchHandler, Cron: pl.cron, Args: benchArgs{I: i}}
+		sc := easyjob.Schedule{Name: taskName(i), Handler: benchHandler, Cron: pl.cron, Args: benchArgs{I: i}}
+		if pl.spread > 0 {
+			sc.Options = []easyjob.Option{easyjob.Spread(pl.spread)}
+		}
+		return sc
 	}
 	if pl.burstAt.IsZero() {
 		pl.burstAt = time.Now().Add(steadyStart + burstLead).Truncate(time.Second).Add(time.Second)

@@ -51,3 +51,30 @@ func TestSteadyWindowOpensAtTheFirstFire(t *testing.T) {
 		t.Fatalf("from start: window opens %v in, want the second after the first fire", from.Sub(t0))
 	}
 }
+
+// TestAnalyzeSteadyShifted: with spread tasks each fire is expected at
+// the cron time + the task's offset, those moved out of the window are
+// not expected, and the peak second is the busiest one's lag.
+func TestAnalyzeSteadyShifted(t *testing.T) {
+	base := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
+	offs := map[string]time.Duration{"a": 1500 * time.Millisecond, "b": 1500 * time.Millisecond, "c": 3 * time.Second}
+	exp, _ := cronTimes("*/2 * * * * *", base.Add(-3*time.Second), base.Add(4*time.Second)) // -2, 0, 2, 4
+	var fires []fire
+	for task, off := range offs {
+		for _, tm := range exp {
+			at := tm.Add(off)
+			if at.Before(base) || at.After(base.Add(4*time.Second)) || (task == "c" && tm.Equal(base)) {
+				continue // c's fire at 0 + 3 s is missed
+			}
+			fires = append(fires, fire{Task: task, Sched: at.UnixNano(), Start: at.UnixNano() + int64(len(task))*1e6})
+		}
+	}
+	r := analyzeSteadyShifted(fires, []string{"a", "b", "c"}, exp, base, base.Add(4*time.Second), func(task string) time.Duration { return offs[task] })
+	// a, b: 1.5 s, 3.5 s; c: 1 s, 3 s (missed).
+	if r.Expected != 6 || r.Missed != 1 || r.missedList[0].Task != "c" {
+		t.Fatalf("expected %d, missed %d (%v): want 6, 1 of c", r.Expected, r.Missed, r.missedList)
+	}
+	if r.Peak == nil || r.Peak.Fires != 3 || !r.Peak.At.Equal(base.Add(time.Second)) {
+		t.Fatalf("peak %+v: want 3 fires in second 1 (a's and b's at 1.5 s, c's at 1 s; second 3 lost c's)", r.Peak)
+	}
+}

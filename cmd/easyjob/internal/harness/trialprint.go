@@ -17,6 +17,9 @@ func (t *trialResult) print(w io.Writer) {
 	var tb table
 	tb.add("fires", fmt.Sprintf("%d  (%.1f/s over the run, %.1f/s in the steady window)", t.Fires, t.FiresPerSec, t.Steady.Rate))
 	tb.add("start lag", t.Steady.Lag.String()+"  [fires scheduled in the steady window]")
+	if pk := t.Steady.Peak; pk != nil {
+		tb.add("peak second", fmt.Sprintf("%s UTC: %d fires scheduled, start lag %s", pk.At.Format("15:04:05"), pk.Fires, pk.Lag))
+	}
 	tb.add("duplicates", fmt.Sprintf("%d  (same task and scheduled time run twice)", t.Duplicates))
 	tb.add("missed", fmt.Sprintf("%d of %d expected  (steady window %s..%s UTC)", t.Steady.Missed, t.Steady.Expected,
 		t.Steady.WindowFrom.UTC().Format("15:04:05"), t.Steady.WindowTo.UTC().Format("15:04:05")))

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"time"
+
+	"github.com/easyjob-go/easyjob/easyjob"
 )
 
 // nodeResult is one node's share of a run.
@@ -84,11 +86,15 @@ func newTrialResult(o benchOpts, p nodeParams, database string, m measurement, f
 		steady = plan.steadyFires(fires)
 	}
 	from, to := steadyWindow(m.t0, m.tEnd, steady, o.fromStart)
-	expected, err := cronTimes(p.Cron, from, to)
+	var shift func(string) time.Duration
+	if plan != nil && plan.spread > 0 {
+		shift = func(task string) time.Duration { return easyjob.SpreadOffset(task, plan.spread) }
+	}
+	expected, err := cronTimes(p.Cron, from.Add(-plan.shiftSpan()), to)
 	if err != nil {
 		return nil, err
 	}
-	res.Steady = analyzeSteady(steady, p.taskNames(), expected, from, to)
+	res.Steady = analyzeSteadyShifted(steady, p.taskNames(), expected, from, to, shift)
 	for _, miss := range res.Steady.missedList {
 		res.MissedExamples = append(res.MissedExamples, fmt.Sprintf("%s @ %s", miss.Task, miss.Sched.Format("15:04:05")))
 	}

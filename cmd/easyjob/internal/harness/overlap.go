@@ -1,0 +1,152 @@
+package harness
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/easyjob-go/easyjob/easyjob"
+)
+
+// The overlap task set: tasks on every second whose runs last longer
+// than a second, one per overlap policy in turn, so that every fire but
+// the first overlaps a run. Each run is recorded as it ends (fire.End),
+// and the analysis checks the policy on the runs: no two runs of one
+// task at once, and what became of the fires due during a run.
+
+// overlapRun is how long a run of an overlap task lasts (less, when its
+// context ends: cancel, terminate).
+const overlapRun = 1400 * time.Millisecond
+
+// overlapPolicies are the policies the overlap tasks take in turn.
+var overlapPolicies = []easyjob.OverlapPolicy{
+	easyjob.OverlapSkip, easyjob.OverlapBufferOne, easyjob.OverlapBufferAll, easyjob.OverlapCancel, easyjob.OverlapTerminate,
+}
+
+// overlapTaskName names overlap task i: "o03-cancel".
+func overlapTaskName(i int) string {
+	return fmt.Sprintf("o%02d-%s", i, overlapPolicies[i%len(overlapPolicies)])
+}
+
+// overlapPolicyOf is the policy of an overlap task's name, false for
+// another task.
+func overlapPolicyOf(task string) (easyjob.OverlapPolicy, bool) {
+	if len(task) < 5 || task[0] != 'o' || task[3] != '-' {
+		return "", false
+	}
+	return easyjob.OverlapPolicy(task[4:]), true
+}
+
+// registerOverlapTasks registers p.OverlapTasks overlap tasks on s.
+func registerOverlapTasks(s *easyjob.Scheduler, p nodeParams, l ledger) error {
+	for i := range p.OverlapTasks {
+		name := overlapTaskName(i)
+		policy := overlapPolicies[i%len(overlapPolicies)]
+		opts := []easyjob.Option{easyjob.Overlap(policy)}
+		if policy == easyjob.OverlapTerminate {
+			opts = append(opts, easyjob.OverlapGrace(300*time.Millisecond))
+		}
+		if err := s.Register(name, "* * * * * *", overlapJob(l), opts...); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// overlapJob runs for overlapRun or until its context ends, and records
+// the run as it ends.
+func overlapJob(l ledger) easyjob.Func {
+	return func(ctx context.Context) error {
+		f := fireFromContext(ctx)
+		t := time.NewTimer(overlapRun)
+		defer t.Stop()
+		var err error
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			err = ctx.Err()
+		}
+		f.End = time.Now().UnixNano()
+		l.record(f)
+		return err
+	}
+}
+
+// overlapSlack absorbs the clocks of one machine and the write of a
+// finish between a run's end and the next run's start.
+const overlapSlack = 50 * time.Millisecond
+
+// overlapReport is the verdict on the overlap task set.
+type overlapReport struct {
+	Tasks int `json:"tasks"`
+	Runs  int `json:"runs"`
+	// Concurrent: two runs of one task at once, away from any fault.
+	Concurrent int `json:"concurrent_runs"`
+	// PolicyBroken: a run its task's policy should not have started (skip:
+	// a fire due while the previous run ran; buffer_all: a fire left out;
+	// buffer_one: a fire due before the previous run started; cancel and
+	// terminate: a run that outlived the next fire).
+	PolicyBroken int `json:"policy_violations"`
+	// NearFault: pairs of runs not judged, as a fault struck around them.
+	NearFault int      `json:"pairs_near_a_fault"`
+	Details   []string `json:"details,omitempty"`
+}
+
+// Violations is what the run fails on.
+func (o overlapReport) Violations() int { return o.Concurrent + o.PolicyBroken }
+
+// analyzeOverlaps judges the overlap tasks' runs, in start order, pair by
+// pair; a pair a fault window meets (near) is not judged.
+func analyzeOverlaps(byTask map[string][]fire, near func(a, b int64) bool) overlapReport {
+	var r overlapReport
+	names := make([]string, 0, len(byTask))
+	for name := range byTask {
+		if _, ok := overlapPolicyOf(name); ok {
+			names = append(names, name)
+		}
+	}
+	sort.Strings(names)
+	slack := int64(overlapSlack)
+	for _, name := range names {
+		policy, _ := overlapPolicyOf(name)
+		runs := byTask[name]
+		r.Tasks++
+		r.Runs += len(runs)
+		for i := 1; i < len(runs); i++ {
+			prev, x := runs[i-1], runs[i]
+			if near(prev.Start, max(prev.End, x.End)) {
+				r.NearFault++
+				continue
+			}
+			bad := ""
+			switch {
+			case x.Start < prev.End-slack:
+				r.Concurrent++
+				bad = "ran while the previous run still ran"
+			case policy == easyjob.OverlapSkip && x.Sched < prev.End-slack && x.Sched > prev.Start:
+				bad = "is a fire due while the previous run ran: skip drops it"
+			case policy == easyjob.OverlapBufferAll && x.Sched != prev.Sched+int64(time.Second):
+				bad = fmt.Sprintf("is not the fire after the previous run's (%s): buffer_all runs every one", stampNS(prev.Sched))
+			case policy == easyjob.OverlapBufferOne && x.Sched < prev.Start-int64(time.Second):
+				bad = "was due before the previous run began: buffer_one keeps only the first due during a run"
+			case (policy == easyjob.OverlapCancel || policy == easyjob.OverlapTerminate) && prev.End-prev.Start > int64(overlapRun)-slack:
+				bad = "followed a run that ran its full length: the next fire should have cancelled it"
+			}
+			if bad == "" {
+				continue
+			}
+			if !strings.HasPrefix(bad, "ran while") {
+				r.PolicyBroken++
+			}
+			if len(r.Details) < 30 {
+				r.Details = append(r.Details, fmt.Sprintf("%s: the run of %s (node %d, %s..%s) %s", name, stampNS(x.Sched), x.Node,
+					stampNS(x.Start), stampNS(x.End), bad))
+			}
+		}
+	}
+	return r
+}
+
+func stampNS(ns int64) string { return time.Unix(0, ns).UTC().Format("15:04:05.000") }

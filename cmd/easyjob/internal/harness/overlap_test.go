@@ -1,0 +1,44 @@
+package harness
+
+import (
+	"testing"
+	"time"
+)
+
+// TestAnalyzeOverlaps: each policy's rule catches the run that breaks it,
+// and a pair near a fault is not judged.
+func TestAnalyzeOverlaps(t *testing.T) {
+	s := func(sec float64) int64 {
+		return time.Unix(1000, 0).Add(time.Duration(sec * float64(time.Second))).UnixNano()
+	}
+	run := func(task string, sched, start, end float64) fire {
+		return fire{Task: task, Sched: s(sched), Start: s(start), End: s(end)}
+	}
+	byTask := map[string][]fire{
+		// skip: the second run is of a fire due during the first.
+		"o00-skip": {run("o00-skip", 0, 0, 1.4), run("o00-skip", 1, 1.45, 2.85)},
+		// buffer_one: fine (the first fire due during the run).
+		"o01-buffer_one": {run("o01-buffer_one", 0, 0, 1.4), run("o01-buffer_one", 1, 1.41, 2.81)},
+		// buffer_all: a fire left out.
+		"o02-buffer_all": {run("o02-buffer_all", 0, 0, 1.4), run("o02-buffer_all", 2, 1.41, 2.81)},
+		// cancel: the first run was not cancelled, and the second overlaps it.
+		"o03-cancel": {run("o03-cancel", 0, 0, 1.4), run("o03-cancel", 1, 1.2, 2.2)},
+		// terminate: near a fault.
+		"o04-terminate": {run("o04-terminate", 100, 100, 101.4), run("o04-terminate", 101, 100.5, 102)},
+	}
+	r := analyzeOverlaps(byTask, func(a, b int64) bool { return a >= s(99) })
+	if r.Tasks != 5 || r.Runs != 10 || r.Concurrent != 1 || r.PolicyBroken != 2 || r.NearFault != 1 {
+		t.Fatalf("report %+v; want 1 concurrent (cancel), 2 broken (skip, buffer_all), 1 near a fault", r)
+	}
+	if _, ok := overlapPolicyOf("t00001"); ok {
+		t.Error("a plain task taken for an overlap task")
+	}
+	if got := overlapTaskName(7); got != "o07-buffer_all" {
+		t.Errorf("overlapTaskName(7) = %q", got)
+	}
+	f := fire{Task: "o00-skip", Sched: 1, Node: 2, Start: 3, Attempt: 1, Exec: 4, Version: 5, End: 6}
+	back, err := parseLine(appendLine(nil, f)[:len(appendLine(nil, f))-1])
+	if err != nil || back != f {
+		t.Errorf("ledger line round trip: %+v, %v; want %+v", back, err, f)
+	}
+}

@@ -1,0 +1,105 @@
+package storetest
+
+import (
+	"errors"
+	"time"
+
+	"github.com/easyjob-go/easyjob/repository"
+)
+
+var backfillCases = []testCase{
+	{"Pending", testBackfillPending},
+	{"WhileDoing", testBackfillWhileDoing},
+	{"FinishKinds", testFinishKindsAndFires},
+}
+
+// testBackfillPending: a backfill makes a pending row due at once without
+// moving its own next fire; one at a time; its finishes walk the range
+// with the claim kept, and the last one ends it: the row is due at its
+// own fire again.
+func testBackfillPending(e *env) {
+	n := e.now()
+	own := n.Add(time.Hour)
+	ts := e.upsert(def("job", own))
+	first, to := n.Add(-10*time.Minute), n.Add(-5*time.Minute)
+	got, err := e.s.Backfill(e.ctx, e.g, "job", first, to)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	want := ts[0]
+	want.Version++
+	want.BackfillNext, want.BackfillTo, want.UpdatedAt = micro(first), micro(to), got.UpdatedAt
+	e.sameTask("backfilled pending row", got, want)
+	ids, _ := e.due(0, 0, "job")
+	e.wantDue("a row with a backfill fire is due at once", ids, got)
+	if _, err := e.s.Backfill(e.ctx, e.g, "job", first, to); !errors.Is(err, repository.ErrBackfillInProgress) {
+		e.t.Errorf("a second Backfill = %v, want ErrBackfillInProgress", err)
+	}
+	e.sameTask("a refused backfill writes nothing", e.task("job"), got)
+
+	node := e.node("n")
+	held := e.claim(node.ID, got)[0]
+	x := e.start(held)
+	second := first.Add(time.Minute)
+	f := keep(held, x.ID, repository.ExecSucceeded)
+	f.Next, f.Backfilled, f.BackfillNext = held.NextStartTime, true, second
+	res := e.finishHeld(f)
+	if res.Status != repository.TaskDoing || !res.NextStartTime.Equal(micro(own)) || !res.BackfillNext.Equal(micro(second)) ||
+		!res.BackfillTo.Equal(micro(to)) || res.Fires != 0 {
+		e.t.Errorf("finish of a backfill fire = %+v; want kept, own fire %s, backfill at %s until %s, no fire counted", res, micro(own), micro(second), micro(to))
+	}
+	f = keep(res, 0, repository.ExecSucceeded)
+	f.Next, f.Keep, f.Backfilled = res.NextStartTime, false, true // the range is done
+	res = e.finishHeld(f)
+	if res.Status != repository.TaskPending || !res.BackfillNext.IsZero() || !res.BackfillTo.IsZero() || !res.NextStartTime.Equal(micro(own)) {
+		e.t.Errorf("finish of the last backfill fire = %+v; want pending at its own fire %s, no backfill", res, micro(own))
+	}
+	ids, _ = e.due(0, 0, "job")
+	e.wantDue("after its backfill the row waits for its own fire", ids)
+}
+
+// testBackfillWhileDoing: a backfill asked for while a fire runs keeps
+// the row's version; that fire's finish does not keep the claim and the
+// row is due at once for the backfill.
+func testBackfillWhileDoing(e *env) {
+	n := e.now()
+	ts := e.upsert(def("job", n))
+	node := e.node("n")
+	held := e.claim(node.ID, ts[0])[0]
+	got, err := e.s.Backfill(e.ctx, e.g, "job", n.Add(-time.Hour), n.Add(-time.Minute))
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	if got.Version != held.Version || got.Status != repository.TaskDoing {
+		e.t.Errorf("backfill of a doing row = %+v; want its claim untouched (version %d)", got, held.Version)
+	}
+	x := e.start(got)
+	res := e.finishHeld(keep(got, x.ID, repository.ExecSucceeded))
+	if res.Status != repository.TaskPending || res.NodeID != 0 {
+		e.t.Errorf("finish keeping a claim with a backfill asked for = %+v; want pending", res)
+	}
+	ids, _ := e.due(0, 0, "job")
+	e.wantDue("the backfill is due at once", ids, res)
+}
+
+// testFinishKindsAndFires: a finish writes the kind of the next fire it
+// keeps or schedules (buffered) and counts the fire when asked.
+func testFinishKindsAndFires(e *env) {
+	n := e.now()
+	ts := e.upsert(def("job", n))
+	node := e.node("n")
+	held := e.claim(node.ID, ts[0])[0]
+	x := e.start(held)
+	f := keep(held, x.ID, repository.ExecSucceeded)
+	f.NextKind, f.CountFire = repository.RunBuffered, true
+	res := e.finishHeld(f)
+	if res.FireKind != repository.RunBuffered || res.Fires != 1 || res.Status != repository.TaskDoing {
+		e.t.Errorf("kept finish with a buffered next = %+v; want doing, kind buffered, 1 fire", res)
+	}
+	f = keep(res, 0, repository.ExecSucceeded)
+	f.Keep, f.CountFire = false, true
+	res = e.finishHeld(f)
+	if res.FireKind != "" || res.Fires != 2 || res.Status != repository.TaskPending {
+		e.t.Errorf("plain finish = %+v; want pending, the cron's kind, 2 fires", res)
+	}
+}
