@@ -53,7 +53,7 @@ bench-store:
 # Short chaos run (< 120 s): SIGKILL / SIGSTOP node processes, report
 # failover, duplicates and lost fires; exits non-zero on a violation.
 chaos:
-	$(GO) run ./cmd/easyjob chaos --procs 3 --tasks 100 --duration 90s
+	$(GO) run ./cmd/easyjob chaos --procs 3 --tasks 100 --overlap-tasks 10 --duration 90s
 
 # Chaos with steps of the database server's clock (+5 s, then back) on a
 # private PostgreSQL under libfaketime, with kills and freezes in turn.

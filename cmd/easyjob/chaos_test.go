@@ -26,6 +26,9 @@ type chaosReport struct {
 	FencedFinishes int64              `json:"fenced_finishes"`
 	Failed         bool               `json:"failed"`
 	FailureReasons []string           `json:"failure_reasons"`
+	Overlap        *struct {
+		Tasks, Runs int
+	} `json:"overlap"`
 }
 
 // TestChaos builds the binary and runs a ~60 s chaos with 3 node processes
@@ -52,7 +55,7 @@ func TestChaos(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, "chaos", "--dsn", server, "--procs", "3", "--tasks", "100",
-		"--duration", "60s", "--quiet", "--json")
+		"--overlap-tasks", "10", "--duration", "60s", "--quiet", "--json")
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
@@ -69,7 +72,7 @@ func TestChaos(t *testing.T) {
 	if res.Failed || err != nil {
 		t.Fatalf("chaos failed (%v): %v\n%s\nstderr:\n%s", err, res.FailureReasons, stdout.String(), stderr.String())
 	}
-	if res.Fires == 0 || len(res.Faults) < 3 {
-		t.Fatalf("chaos ran too little: %d fires, %d faults", res.Fires, len(res.Faults))
+	if res.Fires == 0 || len(res.Faults) < 3 || res.Overlap == nil || res.Overlap.Tasks != 10 || res.Overlap.Runs == 0 {
+		t.Fatalf("chaos ran too little: %d fires, %d faults, overlap tasks %+v", res.Fires, len(res.Faults), res.Overlap)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/easyjob-go/easyjob/easyjob/internal/schedule"
 	"github.com/easyjob-go/easyjob/easyjob/internal/spec"
 	"github.com/easyjob-go/easyjob/repository"
 )
@@ -50,5 +51,23 @@ func TestBackfillClaim(t *testing.T) {
 	manual.FireKind = repository.RunManual
 	if m := New(manual, sp, local, 0); m.Backfill() || !m.Task.NextStartTime.Equal(own) {
 		t.Errorf("claim with a manual fire pending = %v; want the manual fire first", m)
+	}
+}
+
+// TestBufferedPlan: a buffered fire found long after its time plans the
+// cron's next fire after it, not one after the time it was found (the
+// misfire policy does not apply to it).
+func TestBufferedPlan(t *testing.T) {
+	at := time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
+	sched, err := schedule.Parse("* * * * * *", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp := &spec.Spec{Name: "t", Cron: "* * * * * *", Sched: sched}
+	row := repository.Task{ID: 1, Version: 1, Cron: "* * * * * *", NextStartTime: at, FireKind: repository.RunBuffered}
+	c := New(row, sp, at, 0)
+	c.Found(at.Add(time.Minute))
+	if p := c.Plan(); c.Misfire != "" || !p.Run || !p.Next.Equal(at.Add(time.Second)) {
+		t.Errorf("buffered fire found a minute late: misfire %q plan %+v; want no misfire, next %s", c.Misfire, p, at.Add(time.Second))
 	}
 }

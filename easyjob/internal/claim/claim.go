@@ -308,7 +308,7 @@ func (c *Claim) Void() bool { return c.void.Load() }
 // misfire action that lateness calls for, and so the kind of run.
 func (c *Claim) Found(now time.Time) {
 	c.FoundAt = now
-	if k := c.Task.FireKind; k != repository.RunBuffered && k != repository.RunBackfill {
+	if misfires(c.Task.FireKind) {
 		// A buffered fire is late by the run it waited for, a backfill
 		// fire by design: no misfire policy applies to either.
 		c.Misfire = schedule.MisfireFor(&c.Spec.Opts, c.Task.NextStartTime.Add(c.Jitter), now)
@@ -328,7 +328,20 @@ func (c *Claim) Skips() bool {
 func (c *Claim) Plan() schedule.Plan {
 	// Lateness counts from the jittered time: the found time moves back by
 	// the jitter rather than the fire forward, which would move the next.
-	return schedule.PlanFire(*c.Sched, c.Spec.Opts, c.Task.NextStartTime, c.FoundAt.Add(-c.Jitter))
+	found := c.FoundAt.Add(-c.Jitter)
+	if c.Misfire == "" && !misfires(c.Task.FireKind) {
+		// A buffered or backfill fire is late by design: planned as on
+		// time, its next is the cron's next after it (the overlap policy,
+		// at its finish, or the backfill's range decide the rest).
+		found = c.Task.NextStartTime
+	}
+	return schedule.PlanFire(*c.Sched, c.Spec.Opts, c.Task.NextStartTime, found)
+}
+
+// misfires reports whether a fire of kind k is subject to the misfire
+// policy: not a buffered fire nor a backfill's.
+func misfires(k repository.RunKind) bool {
+	return k != repository.RunBuffered && k != repository.RunBackfill
 }
 
 // Wait records that the claim waits for a worker since at.

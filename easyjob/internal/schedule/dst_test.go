@@ -164,3 +164,38 @@ func domField(dom int) string {
 	}
 	return strconv.Itoa(dom)
 }
+
+// TestPrevDSTFallBack: around a set-back, Prev names the fires Next
+// gives: the first of a repeated wall time, never the second.
+func TestPrevDSTFallBack(t *testing.T) {
+	s, err := Parse("0 30 2 * * *", "Europe/Paris")
+	if err != nil {
+		t.Fatal(err)
+	}
+	utc := func(v string) time.Time { x, _ := time.Parse(time.RFC3339, v); return x }
+	for _, c := range []struct{ at, want string }{
+		{"2026-10-25T00:29:59Z", "2026-10-24T00:30:00Z"}, // 02:29:59 CEST, before the first 02:30
+		{"2026-10-25T00:30:00Z", "2026-10-25T00:30:00Z"}, // the first 02:30 (CEST)
+		{"2026-10-25T01:45:00Z", "2026-10-25T00:30:00Z"}, // 02:45 CET, after the second 02:30: not a fire
+		{"2026-10-26T01:29:59Z", "2026-10-25T00:30:00Z"}, // the next day, before its 02:30
+	} {
+		got, ok := s.Prev(utc(c.at))
+		if !ok || !got.Equal(utc(c.want)) {
+			t.Errorf("Prev(%s) = %s %v; want %s", c.at, got.Format(time.RFC3339), ok, c.want)
+		}
+	}
+	// Next and Prev agree on each fire of the week around the change.
+	for at := utc("2026-10-22T00:00:00Z"); at.Before(utc("2026-10-29T00:00:00Z")); {
+		n, ok := s.Next(at)
+		if !ok {
+			t.Fatal("no next fire")
+		}
+		if p, ok := s.Prev(n); !ok || !p.Equal(n) {
+			t.Errorf("Prev(Next(%s) = %s) = %s", at.Format(time.RFC3339), n.Format(time.RFC3339), p.Format(time.RFC3339))
+		}
+		if p, ok := s.Prev(n.Add(-time.Second)); ok && !p.Before(n) {
+			t.Errorf("Prev(%s - 1s) = %s, not before it", n.Format(time.RFC3339), p.Format(time.RFC3339))
+		}
+		at = n
+	}
+}

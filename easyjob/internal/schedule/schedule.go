@@ -356,13 +356,28 @@ func (s Schedule) prev(t time.Time) (time.Time, bool) {
 		return s.at, true
 	}
 	p, err := gronx.PrevTickBefore(s.expr, t.In(s.loc).Truncate(time.Second), true)
-	if err != nil {
+	if err != nil || p.After(t) {
+		// Around a set-back gronx can answer the repeated wall time's
+		// second instant, after t: the wall clock decides instead.
 		return s.prevOnWallClock(t)
 	}
-	if p.After(t) {
-		return time.Time{}, false
+	return firstInstant(p).UTC(), true
+}
+
+// firstInstant returns the first instant with p's wall clock: where
+// clocks are set back a wall time occurs twice, and a fire is at the
+// first (firstOfRepeated), so the last fire at or before a time after
+// the second instant is the first.
+func firstInstant(p time.Time) time.Time {
+	_, after := p.Zone()
+	_, before := p.Add(-maxSetBack).Zone()
+	if before <= after {
+		return p
 	}
-	return p.UTC(), true
+	if e := p.Add(-time.Duration(before-after) * time.Second); wallClock(e).Equal(wallClock(p)) {
+		return e
+	}
+	return p
 }
 
 // prevOnWallClock is Prev where gronx gives up (see nextOnWallClock).
@@ -375,8 +390,10 @@ func (s Schedule) prevOnWallClock(t time.Time) (time.Time, bool) {
 			return time.Time{}, false
 		}
 		at := time.Date(w.Year(), w.Month(), w.Day(), w.Hour(), w.Minute(), w.Second(), 0, s.loc)
-		if wallClock(at).Equal(w) && !at.After(t) {
-			return at.UTC(), true
+		if wallClock(at).Equal(w) {
+			if at = firstInstant(at); !at.After(t) {
+				return at.UTC(), true
+			}
 		}
 		wall, incl = w, false
 	}

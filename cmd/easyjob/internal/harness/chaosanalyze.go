@@ -2,6 +2,7 @@ package harness
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"time"
 )
@@ -65,21 +66,27 @@ func analyzeChaos(res *chaosResult, fires []fire, p nodeParams, from, to time.Ti
 		for _, fs := range overlapping {
 			sort.Slice(fs, func(i, j int) bool { return fs[i].Start < fs[j].Start })
 		}
-		o := analyzeOverlaps(overlapping, func(a, b int64) bool { return res.nearFault(a, b, dead+hb) })
+		o := analyzeOverlaps(overlapping, func(prev, x fire) bool { return res.nearFault(prev, x, dead+hb) })
 		res.Overlap = &o
 	}
 }
 
-// nearFault reports whether [a, b] (unix nanos) meets a fault's window,
-// widened by settle after it ends (a node that comes back, or a peer that
-// takes its tasks over, acts within that).
-func (res *chaosResult) nearFault(a, b int64, settle time.Duration) bool {
+// nearFault reports whether a fault struck around the pair of runs prev,
+// x: its window, widened by settle after it ends (a node that comes
+// back, or a peer that takes its tasks over, acts within that), meets
+// [prev's start, the later end], and it hit one of their nodes (a kill or
+// a freeze) or every node (the database's faults).
+func (res *chaosResult) nearFault(prev, x fire, settle time.Duration) bool {
+	a, b := prev.Start, max(prev.End, x.End, x.Start)
 	for _, f := range res.Faults {
 		until := f.Until
 		if until.IsZero() || until.Before(f.At) {
 			until = f.At
 		}
-		if a <= until.Add(settle+2*time.Second).UnixNano() && b >= f.At.Add(-2*time.Second).UnixNano() {
+		if a > until.Add(settle+2*time.Second).UnixNano() || b < f.At.Add(-2*time.Second).UnixNano() {
+			continue
+		}
+		if len(f.NodeIDs) == 0 || slices.Contains(f.NodeIDs, prev.Node) || slices.Contains(f.NodeIDs, x.Node) {
 			return true
 		}
 	}

@@ -98,8 +98,8 @@ type overlapReport struct {
 func (o overlapReport) Violations() int { return o.Concurrent + o.PolicyBroken }
 
 // analyzeOverlaps judges the overlap tasks' runs, in start order, pair by
-// pair; a pair a fault window meets (near) is not judged.
-func analyzeOverlaps(byTask map[string][]fire, near func(a, b int64) bool) overlapReport {
+// pair; a pair a fault struck around (near) is not judged.
+func analyzeOverlaps(byTask map[string][]fire, near func(prev, x fire) bool) overlapReport {
 	var r overlapReport
 	names := make([]string, 0, len(byTask))
 	for name := range byTask {
@@ -116,7 +116,7 @@ func analyzeOverlaps(byTask map[string][]fire, near func(a, b int64) bool) overl
 		r.Runs += len(runs)
 		for i := 1; i < len(runs); i++ {
 			prev, x := runs[i-1], runs[i]
-			if near(prev.Start, max(prev.End, x.End)) {
+			if near(prev, x) {
 				r.NearFault++
 				continue
 			}

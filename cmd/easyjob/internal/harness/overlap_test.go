@@ -26,7 +26,7 @@ func TestAnalyzeOverlaps(t *testing.T) {
 		// terminate: near a fault.
 		"o04-terminate": {run("o04-terminate", 100, 100, 101.4), run("o04-terminate", 101, 100.5, 102)},
 	}
-	r := analyzeOverlaps(byTask, func(a, b int64) bool { return a >= s(99) })
+	r := analyzeOverlaps(byTask, func(prev, _ fire) bool { return prev.Start >= s(99) })
 	if r.Tasks != 5 || r.Runs != 10 || r.Concurrent != 1 || r.PolicyBroken != 2 || r.NearFault != 1 {
 		t.Fatalf("report %+v; want 1 concurrent (cancel), 2 broken (skip, buffer_all), 1 near a fault", r)
 	}
