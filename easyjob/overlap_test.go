@@ -267,3 +267,65 @@ func TestBackfill(t *testing.T) {
 		})
 	}
 }
+
+// TestBackfillChain: a backfill of a chain's root runs the whole chain
+// for each fire of the range, even for fires that ran at their time (a
+// backfill is not a resume of them).
+func TestBackfillChain(t *testing.T) {
+	t.Parallel()
+	for _, tc := range bothStores {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			store, group := tc.store(t)
+			var l ledger
+			start(t, fastConfig(store, group), func(s *Scheduler) {
+				if err := s.Register("root", "*/2 * * * * *", l.job(nil)); err != nil {
+					t.Fatal(err)
+				}
+				if err := s.Register("step", "", l.job(nil), Parent("root")); err != nil {
+					t.Fatal(err)
+				}
+			})
+			c := liveClient(t, store, group)
+			waitFor(t, 10*time.Second, "three fires of the chain", func() bool { return l.count("step") >= 3 })
+			now, err := c.Now(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fires, err := c.Backfill(ctx, "root", now.Add(-6*time.Second), now)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer func() {
+				if t.Failed() {
+					for _, name := range []string{"root", "step"} {
+						xs, _ := c.History(ctx, name, HistoryFilter{Limit: 1000})
+						for _, x := range xs {
+							t.Logf("%s %s %s %s parent=%d", name, x.ScheduledAt.Format("15:04:05"), x.Kind, x.Status, x.ParentExecutionID)
+						}
+					}
+					t.Logf("fires %v now %s", fires, now)
+					ti, _ := c.Task(ctx, "root")
+					t.Logf("root %+v", ti)
+				}
+			}()
+			waitFor(t, 15*time.Second, "the backfill's chains", func() bool {
+				xs, err := c.History(ctx, "step", HistoryFilter{Limit: 1000})
+				if err != nil {
+					return false
+				}
+				done := map[time.Time]int{}
+				for _, x := range xs {
+					done[x.ScheduledAt.UTC()]++
+				}
+				for _, f := range fires {
+					if done[f.UTC()] < 2 && f.Before(now.Add(-2*time.Second)) { // its own run at its time, and the backfill's
+						return false
+					}
+				}
+				return true
+			})
+		})
+	}
+}

@@ -15,7 +15,14 @@ UPDATE easyjob_tasks SET due_at = next_start_time WHERE due_at IS DISTINCT FROM 
 
 ALTER TABLE easyjob_tasks DROP COLUMN IF EXISTS fires;
 ALTER TABLE easyjob_tasks DROP COLUMN IF EXISTS backfill_to;
+ALTER TABLE easyjob_tasks DROP COLUMN IF EXISTS backfill_at;
 ALTER TABLE easyjob_tasks DROP COLUMN IF EXISTS backfill_next;
+
+DELETE FROM easyjob_executions WHERE batch <> 0;
+CREATE UNIQUE INDEX IF NOT EXISTS easyjob_executions_live_start_key
+    ON easyjob_executions (task_id, node_id, scheduled_at, attempt) WHERE status <> 'fenced';
+DROP INDEX IF EXISTS easyjob_executions_run_key;
+ALTER TABLE easyjob_executions DROP COLUMN IF EXISTS batch;
 
 UPDATE easyjob_executions SET status = 'failed' WHERE status = 'cancelled';
 ALTER TABLE easyjob_executions DROP CONSTRAINT IF EXISTS easyjob_executions_status_check;

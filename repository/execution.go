@@ -28,6 +28,12 @@ type Execution struct {
 	// Revision is the revision of the task's definition the run ran
 	// (Task.Revision); 0 for a run recorded before revisions were.
 	Revision int64
+	// Batch tells apart runs of one fire on one node that are not retries
+	// of each other: 0 for the fire's own runs, the backfill's BackfillAt
+	// in Unix microseconds for a backfill's (its chain steps' too). A
+	// retried start or finish finds its row by (task, node, fire,
+	// attempt, batch).
+	Batch int64
 }
 
 // HistoryFilter selects and pages executions, newest first.

@@ -217,6 +217,9 @@ type Task struct {
 	// fire goes before it).
 	BackfillNext time.Time
 	BackfillTo   time.Time
+	// BackfillAt is when the backfill was asked for (the store's clock):
+	// a chain's backfill fire resumes only the runs of it since then.
+	BackfillAt time.Time
 	// Fires counts the runs of the task's fires (not retries, chain steps
 	// or backfills), which its MaxFires option compares with.
 	Fires int64

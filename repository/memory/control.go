@@ -66,7 +66,7 @@ func (s *Store) Backfill(ctx context.Context, group, name string, first, to time
 			busy = true
 			return false
 		}
-		t.BackfillNext, t.BackfillTo = norm(first), norm(to)
+		t.BackfillNext, t.BackfillTo, t.BackfillAt = norm(first), norm(to), now
 		if t.Status != repository.TaskDoing {
 			t.Version++
 		}

@@ -30,11 +30,12 @@ func (s *Store) startLocked(c repository.Claim, e repository.Execution, now time
 		return repository.Execution{}, fmt.Errorf("easyjob: start execution of task %d at version %d by node %d: %w",
 			c.ID, c.Version, c.NodeID, repository.ErrClaimLost)
 	}
-	// The start key (task, node, fire, attempt) is unique among the rows
-	// that are not fenced: a retried start finds its row, as in Postgres.
+	// The start key (task, node, fire, attempt, batch) is unique among the
+	// rows that are not fenced: a retried start finds its row, as in
+	// Postgres.
 	for _, id := range s.execsByTask[c.ID] {
 		if x := s.execs[id]; x.Status != repository.ExecFenced && x.NodeID == c.NodeID &&
-			x.ScheduledAt.Equal(norm(e.ScheduledAt)) && x.Attempt == max(e.Attempt, 1) {
+			x.ScheduledAt.Equal(norm(e.ScheduledAt)) && x.Attempt == max(e.Attempt, 1) && x.Batch == e.Batch {
 			if x.Status == repository.ExecRunning || x.Status == repository.ExecAbandoned {
 				x.Status, x.FinishedAt, x.Error = repository.ExecRunning, time.Time{}, ""
 			}
@@ -55,6 +56,7 @@ func (s *Store) startLocked(c repository.Claim, e repository.Execution, now time
 		Kind:              e.Kind,
 		Args:              e.Args,
 		Revision:          e.Revision,
+		Batch:             e.Batch,
 	}
 	s.execs[x.ID] = x
 	s.execsByTask[c.ID] = append(s.execsByTask[c.ID], x.ID)
@@ -71,7 +73,7 @@ func (s *Store) appendLocked(f repository.Finish, status repository.ExecStatus, 
 	args := repository.RecordedArgs(r.Args)
 	for _, id := range s.execsByTask[f.Claim.ID] {
 		if x := s.execs[id]; sameRunRow(x, f, status) && x.NodeID == f.Claim.NodeID &&
-			x.ScheduledAt.Equal(norm(r.ScheduledAt)) && x.Attempt == max(r.Attempt, 1) {
+			x.ScheduledAt.Equal(norm(r.ScheduledAt)) && x.Attempt == max(r.Attempt, 1) && x.Batch == r.Batch {
 			if x.Status == repository.ExecRunning || x.Status == repository.ExecAbandoned {
 				if x.Args == "" {
 					x.Args = args
@@ -87,7 +89,7 @@ func (s *Store) appendLocked(f repository.Finish, status repository.ExecStatus, 
 	x := &repository.Execution{
 		ID: s.lastExec, TaskID: f.Claim.ID, ParentExecutionID: r.ParentExecutionID, NodeID: f.Claim.NodeID,
 		ScheduledAt: norm(r.ScheduledAt), StartedAt: now.Add(-f.Ran), Status: repository.ExecRunning,
-		Attempt: max(r.Attempt, 1), Misfire: r.Misfire, Kind: r.Kind, Args: args, Revision: r.Revision,
+		Attempt: max(r.Attempt, 1), Misfire: r.Misfire, Kind: r.Kind, Args: args, Revision: r.Revision, Batch: r.Batch,
 	}
 	s.execs[x.ID] = x
 	s.execsByTask[f.Claim.ID] = append(s.execsByTask[f.Claim.ID], x.ID)
@@ -200,11 +202,11 @@ func finishTask(t *repository.Task, f repository.Finish, now time.Time) {
 	backfillAsked := !t.BackfillNext.IsZero() && !f.Backfilled
 	switch {
 	case f.Done:
-		t.BackfillNext, t.BackfillTo = time.Time{}, time.Time{}
+		t.BackfillNext, t.BackfillTo, t.BackfillAt = time.Time{}, time.Time{}, time.Time{}
 	case f.Backfilled:
 		t.BackfillNext = norm(f.BackfillNext)
 		if t.BackfillNext.IsZero() {
-			t.BackfillTo = time.Time{}
+			t.BackfillTo, t.BackfillAt = time.Time{}, time.Time{}
 		}
 	}
 	if !f.Done {

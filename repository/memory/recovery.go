@@ -65,7 +65,7 @@ func (s *Store) RecoverAll(ctx context.Context, rs []repository.Recovery) ([]err
 			if x.NodeID != r.DeadNode {
 				continue
 			}
-			seen = seen || (x.ScheduledAt.Equal(fire) && x.Attempt == attempt && x.Status != repository.ExecFenced)
+			seen = seen || (x.ScheduledAt.Equal(fire) && x.Attempt == attempt && x.Batch == 0 && x.Status != repository.ExecFenced)
 			if x.Status == repository.ExecRunning {
 				x.Status, x.FinishedAt, x.Error = repository.ExecAbandoned, now, msg
 				t.LastStatus, t.LastError = repository.ExecAbandoned, msg

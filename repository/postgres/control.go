@@ -73,7 +73,7 @@ RETURNING ` + taskCols("t")
 // does not keep the claim.
 func (s *Store) Backfill(ctx context.Context, group, name string, first, to time.Time) (repository.Task, error) {
 	q := `UPDATE easyjob_tasks t SET
-  backfill_next = ?::timestamptz, backfill_to = ?::timestamptz,
+  backfill_next = ?::timestamptz, backfill_to = ?::timestamptz, backfill_at = now(),
   version = t.version + CASE WHEN t.status = 'doing' THEN 0 ELSE 1 END,
   updated_at = now()
 WHERE t.group_name = ? AND t.name = ? AND t.status <> 'removed' AND t.backfill_next IS NULL

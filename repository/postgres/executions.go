@@ -22,14 +22,14 @@ func (s *Store) StartExecution(ctx context.Context, c repository.Claim, e reposi
 		return repository.Execution{}, err
 	}
 	q := `INSERT INTO easyjob_executions AS x
-  (task_id, parent_execution_id, node_id, scheduled_at, attempt, misfire, kind, args, revision, status, started_at)
+  (task_id, parent_execution_id, node_id, scheduled_at, attempt, misfire, kind, args, revision, batch, status, started_at)
 SELECT ?::bigint, ?::bigint, ?::bigint, ?::timestamptz, greatest(?::int, 1), ?::text, ?::text,
-  nullif(?::text, '')::jsonb, ?::bigint, 'running', now()
+  nullif(?::text, '')::jsonb, ?::bigint, ?::bigint, 'running', now()
 WHERE EXISTS (
   SELECT 1 FROM easyjob_tasks t
   WHERE t.id = ?::bigint AND t.version = ?::bigint AND t.node_id = ?::bigint AND t.status = 'doing'
 )
-ON CONFLICT (task_id, node_id, scheduled_at, attempt) WHERE status <> 'fenced'
+ON CONFLICT (task_id, node_id, scheduled_at, attempt, batch) WHERE status <> 'fenced'
   DO UPDATE SET
     status = CASE WHEN x.status IN ('running', 'abandoned') THEN 'running' ELSE x.status END,
     finished_at = CASE WHEN x.status IN ('running', 'abandoned') THEN NULL ELSE x.finished_at END,
@@ -44,7 +44,7 @@ RETURNING ` + execCols("x")
 		scheduled = time.Unix(0, 0) // the column is NOT NULL; callers always set it
 	}
 	rows, err := s.db.QueryContext(ctx, q,
-		int64(c.ID), parent, int64(c.NodeID), scheduled, e.Attempt, string(e.Misfire), string(e.Kind), e.Args, e.Revision,
+		int64(c.ID), parent, int64(c.NodeID), scheduled, e.Attempt, string(e.Misfire), string(e.Kind), e.Args, e.Revision, e.Batch,
 		int64(c.ID), c.Version, int64(c.NodeID))
 	if err != nil {
 		return repository.Execution{}, fmt.Errorf("easyjob/postgres: start execution of task %d: %w", c.ID, err)

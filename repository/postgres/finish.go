@@ -65,10 +65,10 @@ const finishSQL = `WITH v AS (
   SELECT * FROM unnest(?::int[], ?::bigint[], ?::bigint[], ?::bigint[], ?::bigint[], ?::text[], ?::text[],
     ?::timestamptz[], ?::int[], ?::text[], ?::bool[], ?::bool[], ?::bool[],
     ?::bool[], ?::timestamptz[], ?::int[], ?::text[], ?::bigint[], ?::bigint[], ?::bigint[], ?::text[],
-    ?::bigint[], ?::text[], ?::bigint[], ?::bool[], ?::text[], ?::bool[], ?::timestamptz[], ?::bool[])
+    ?::bigint[], ?::text[], ?::bigint[], ?::bool[], ?::text[], ?::bool[], ?::timestamptz[], ?::bool[], ?::bigint[])
     AS v(ord, id, version, node_id, exec_id, status, err, next, attempt, cron, done, keep, handoff,
       run, scheduled, run_attempt, misfire, parent, ran_us, started_us, run_kind,
-      revision, run_args, run_revision, pause, next_kind, backfilled, backfill_next, count_fire)
+      revision, run_args, run_revision, pause, next_kind, backfilled, backfill_next, count_fire, run_batch)
 ),
 l AS (
   SELECT v.*, ` + fenceHolds + ` AS held, c.paused AS was_paused
@@ -117,6 +117,7 @@ u AS (
     fire_args = CASE WHEN NOT l.done AND t.trigger_requested THEN t.fire_args END,
     backfill_next = CASE WHEN l.done THEN NULL WHEN l.backfilled THEN l.backfill_next ELSE t.backfill_next END,
     backfill_to = CASE WHEN l.done OR (l.backfilled AND l.backfill_next IS NULL) THEN NULL ELSE t.backfill_to END,
+    backfill_at = CASE WHEN l.done OR (l.backfilled AND l.backfill_next IS NULL) THEN NULL ELSE t.backfill_at END,
     fires = t.fires + CASE WHEN l.count_fire THEN 1 ELSE 0 END
   FROM l
   WHERE t.id = l.id AND l.held
@@ -140,10 +141,10 @@ x AS (
 ),
 a AS (
   INSERT INTO easyjob_executions
-    (task_id, parent_execution_id, node_id, scheduled_at, attempt, misfire, kind, args, revision,
+    (task_id, parent_execution_id, node_id, scheduled_at, attempt, misfire, kind, args, revision, batch,
      status, error, started_at, finished_at)
   SELECT l.id, nullif(l.parent, 0), l.node_id, l.scheduled, greatest(l.run_attempt, 1), l.misfire, l.run_kind,
-    nullif(l.run_args, '')::jsonb, l.run_revision,
+    nullif(l.run_args, '')::jsonb, l.run_revision, l.run_batch,
     CASE WHEN l.held THEN l.status ELSE 'fenced' END, l.err,
     CASE WHEN l.started_us <> 0 THEN ` + measuredStart + ` ELSE statement_timestamp() - l.ran_us * interval '1 microsecond' END,
     ` + measuredEnd + `
@@ -151,11 +152,11 @@ a AS (
   WHERE l.run AND l.exec_id = 0 AND CASE WHEN l.held THEN NOT EXISTS (
       SELECT 1 FROM easyjob_executions o
       WHERE o.task_id = l.id AND o.node_id = l.node_id AND o.scheduled_at = l.scheduled AND o.attempt = greatest(l.run_attempt, 1)
-        AND o.status <> 'fenced')
+        AND o.batch = l.run_batch AND o.status <> 'fenced')
     ELSE NOT EXISTS (
       SELECT 1 FROM easyjob_executions o
       WHERE o.task_id = l.id AND o.node_id = l.node_id AND o.scheduled_at = l.scheduled AND o.attempt = greatest(l.run_attempt, 1)
-        AND (o.status IN ('running', 'abandoned', 'fenced') OR l.started_us = 0 OR o.started_at = ` + measuredStart + `))
+        AND o.batch = l.run_batch AND (o.status IN ('running', 'abandoned', 'fenced') OR l.started_us = 0 OR o.started_at = ` + measuredStart + `))
     END
   RETURNING id
 ),
@@ -170,7 +171,7 @@ r AS (
   FROM l
   WHERE l.run AND l.exec_id = 0
     AND o.task_id = l.id AND o.node_id = l.node_id AND o.scheduled_at = l.scheduled AND o.attempt = greatest(l.run_attempt, 1)
-    AND o.status IN ('running', 'abandoned')
+    AND o.batch = l.run_batch AND o.status IN ('running', 'abandoned')
   RETURNING o.id
 ),
 n AS (
@@ -256,6 +257,7 @@ func (s *Store) finish(ctx context.Context, fs []repository.Finish, query eachRo
 		c.revision = append(c.revision, f.Revision)
 		c.runArgs = append(c.runArgs, repository.RecordedArgs(r.Args))
 		c.runRevision = append(c.runRevision, r.Revision)
+		c.runBatch = append(c.runBatch, r.Batch)
 		c.parent = append(c.parent, r.ParentExecutionID)
 		c.ranUS = append(c.ranUS, f.Ran.Microseconds())
 		var started int64
@@ -271,7 +273,7 @@ func (s *Store) finish(ctx context.Context, fs []repository.Finish, query eachRo
 	err := query(ctx, finishQuery, []any{
 		c.ord, c.id, c.version, c.node, c.exec, c.status, c.err, c.next, c.attempt, c.cron, c.done, c.keep, c.handoff,
 		c.run, c.scheduled, c.runAttempt, c.misfire, c.parent, c.ranUS, c.startedUS, c.kind,
-		c.revision, c.runArgs, c.runRevision, c.pause, c.nextKind, c.backfilled, c.backfillNext, c.countFire,
+		c.revision, c.runArgs, c.runRevision, c.pause, c.nextKind, c.backfilled, c.backfillNext, c.countFire, c.runBatch,
 		c.id, c.exec,
 	}, append([]any{&ord}, r.dest()...), func() error {
 		t, ok, err := r.taskWith(&s.opts)
@@ -300,6 +302,7 @@ type finishColumns struct {
 	ord, attempt, runAttempt               []int32
 	id, version, node, exec, parent, ranUS []int64
 	startedUS, revision, runRevision       []int64
+	runBatch                               []int64
 	status, err, cron, misfire, kind       []string
 	runArgs, nextKind                      []string
 	next, backfillNext                     []*time.Time
@@ -321,7 +324,7 @@ func newFinishColumns(n int) finishColumns {
 		misfire: make([]string, 0, n), kind: make([]string, 0, n), next: make([]*time.Time, 0, n), scheduled: make([]time.Time, 0, n),
 		done: make([]bool, 0, n), keep: make([]bool, 0, n), handoff: make([]bool, 0, n), run: make([]bool, 0, n),
 		pause: make([]bool, 0, n), nextKind: make([]string, 0, n), backfillNext: make([]*time.Time, 0, n),
-		backfilled: make([]bool, 0, n), countFire: make([]bool, 0, n),
+		backfilled: make([]bool, 0, n), countFire: make([]bool, 0, n), runBatch: make([]int64, 0, n),
 	}
 }
 

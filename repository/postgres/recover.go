@@ -79,7 +79,7 @@ x AS (
 a AS (
   INSERT INTO easyjob_executions (task_id, node_id, scheduled_at, attempt, kind, status, started_at, finished_at, error)
   SELECT u.id, u.dead, u.fire, greatest(u.attempt, 1), u.kind, 'abandoned', now(), now(), u.err FROM u WHERE u.due_alive
-  ON CONFLICT (task_id, node_id, scheduled_at, attempt) WHERE status <> 'fenced' DO NOTHING
+  ON CONFLICT (task_id, node_id, scheduled_at, attempt, batch) WHERE status <> 'fenced' DO NOTHING
   RETURNING id
 ),
 n AS (SELECT pg_notify('` + notifyChannel + `', g.name) FROM (SELECT DISTINCT group_name AS name FROM u) g)

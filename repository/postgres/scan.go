@@ -24,7 +24,7 @@ var taskColumnNames = []string{
 	"options", "last_status", "last_error", "last_finished_at",
 	"created_at", "updated_at", "code_cron", "overridden_at", "stale_since",
 	"fire_kind", "handler", "dynamic", "args::text", "fire_args::text", "revision", "failures",
-	"backfill_next", "backfill_to", "fires",
+	"backfill_next", "backfill_to", "backfill_at", "fires",
 }
 
 // taskCols returns the task columns qualified by alias, e.g. "t.id, t.name".
@@ -59,7 +59,7 @@ type taskScan struct {
 	overridden, stale                      pgtype.Timestamptz
 	paused, trigger, dynamic               pgtype.Bool
 	revision, failures, fires              pgtype.Int8
-	backfillNext, backfillTo               pgtype.Timestamptz
+	backfillNext, backfillTo, backfillAt   pgtype.Timestamptz
 	options                                []byte
 }
 
@@ -70,7 +70,7 @@ func (r *taskScan) dest() []any {
 		&r.options, &r.lastStatus, &r.lastError, &r.lastFinished,
 		&r.created, &r.updated, &r.codeCron, &r.overridden, &r.stale,
 		&r.fireKind, &r.handler, &r.dynamic, &r.args, &r.fireArgs, &r.revision, &r.failures,
-		&r.backfillNext, &r.backfillTo, &r.fires,
+		&r.backfillNext, &r.backfillTo, &r.backfillAt, &r.fires,
 	}
 }
 
@@ -109,6 +109,7 @@ func (r *taskScan) task() (t repository.Task, ok bool, err error) {
 		Failures:         int(r.failures.Int64),
 		BackfillNext:     utcTz(r.backfillNext),
 		BackfillTo:       utcTz(r.backfillTo),
+		BackfillAt:       utcTz(r.backfillAt),
 		Fires:            r.fires.Int64,
 	}
 	if len(r.options) > 0 {
@@ -228,7 +229,7 @@ func scanNodes(rows *sql.Rows, err error) ([]repository.Node, error) {
 var execColumnNames = []string{
 	"id", "task_id", "parent_execution_id", "node_id", "scheduled_at",
 	"started_at", "finished_at", "status", "error", "attempt", "misfire", "kind",
-	"args::text", "revision",
+	"args::text", "revision", "batch",
 }
 
 func execCols(alias string) string { return qualify(alias, execColumnNames) }
@@ -237,7 +238,7 @@ func execCols(alias string) string { return qualify(alias, execColumnNames) }
 // taskScan (History left-joins executions to their task).
 type execScan struct {
 	id, taskID, parentID, nodeID, attempt sql.NullInt64
-	revision                              sql.NullInt64
+	revision, batch                       sql.NullInt64
 	scheduled, started, finished          sql.NullTime
 	status, errText, misfire, kind, args  sql.NullString
 }
@@ -246,7 +247,7 @@ func (r *execScan) dest() []any {
 	return []any{
 		&r.id, &r.taskID, &r.parentID, &r.nodeID, &r.scheduled,
 		&r.started, &r.finished, &r.status, &r.errText, &r.attempt, &r.misfire, &r.kind,
-		&r.args, &r.revision,
+		&r.args, &r.revision, &r.batch,
 	}
 }
 
@@ -269,6 +270,7 @@ func (r *execScan) execution() (e repository.Execution, ok bool) {
 		Kind:              repository.RunKind(r.kind.String),
 		Args:              r.args.String,
 		Revision:          r.revision.Int64,
+		Batch:             r.batch.Int64,
 	}, true
 }
 

@@ -19,16 +19,16 @@ import (
 // fence (claims in one batch name distinct tasks).
 const startsSQL = `WITH v AS (
   SELECT * FROM unnest(?::bigint[], ?::bigint[], ?::bigint[], ?::bigint[], ?::timestamptz[], ?::int[], ?::text[], ?::text[],
-    ?::text[], ?::bigint[])
-    AS v(id, version, node_id, parent, scheduled, attempt, misfire, kind, args, revision)
+    ?::text[], ?::bigint[], ?::bigint[])
+    AS v(id, version, node_id, parent, scheduled, attempt, misfire, kind, args, revision, batch)
 )
 INSERT INTO easyjob_executions AS x
-  (task_id, parent_execution_id, node_id, scheduled_at, attempt, misfire, kind, args, revision, status, started_at)
+  (task_id, parent_execution_id, node_id, scheduled_at, attempt, misfire, kind, args, revision, batch, status, started_at)
 SELECT v.id, nullif(v.parent, 0), v.node_id, v.scheduled, greatest(v.attempt, 1), v.misfire, v.kind,
-  nullif(v.args, '')::jsonb, v.revision, 'running', now()
+  nullif(v.args, '')::jsonb, v.revision, v.batch, 'running', now()
 FROM v JOIN easyjob_tasks c ON c.id = v.id
 WHERE c.id = ANY(?::bigint[]) AND ` + fenceHolds + `
-ON CONFLICT (task_id, node_id, scheduled_at, attempt) WHERE status <> 'fenced'
+ON CONFLICT (task_id, node_id, scheduled_at, attempt, batch) WHERE status <> 'fenced'
   DO UPDATE SET
     status = CASE WHEN x.status IN ('running', 'abandoned') THEN 'running' ELSE x.status END,
     finished_at = CASE WHEN x.status IN ('running', 'abandoned') THEN NULL ELSE x.finished_at END,
@@ -45,7 +45,7 @@ func (s *Store) StartExecutions(ctx context.Context, reqs []repository.ExecStart
 	var (
 		attempt                   []int32
 		id, version, node, parent []int64
-		revision                  []int64
+		revision, batch           []int64
 		scheduled                 []time.Time
 		misfire, kind, runArgs    []string
 	)
@@ -69,11 +69,12 @@ func (s *Store) StartExecutions(ctx context.Context, reqs []repository.ExecStart
 		kind = append(kind, string(r.Execution.Kind))
 		runArgs = append(runArgs, r.Execution.Args)
 		revision = append(revision, r.Execution.Revision)
+		batch = append(batch, r.Execution.Batch)
 	}
 	args := []any{
 		pgdialect.Array(id), pgdialect.Array(version), pgdialect.Array(node),
 		pgdialect.Array(parent), pgdialect.Array(scheduled), pgdialect.Array(attempt), pgdialect.Array(misfire),
-		pgdialect.Array(kind), pgdialect.Array(runArgs), pgdialect.Array(revision),
+		pgdialect.Array(kind), pgdialect.Array(runArgs), pgdialect.Array(revision), pgdialect.Array(batch),
 		pgdialect.Array(id),
 	}
 	q := fmt.Sprintf(startsSQL, execCols("x"))

@@ -11,6 +11,7 @@ var backfillCases = []testCase{
 	{"Pending", testBackfillPending},
 	{"WhileDoing", testBackfillWhileDoing},
 	{"FinishKinds", testFinishKindsAndFires},
+	{"RunBatches", testRunBatches},
 }
 
 // testBackfillPending: a backfill makes a pending row due at once without
@@ -28,7 +29,8 @@ func testBackfillPending(e *env) {
 	}
 	want := ts[0]
 	want.Version++
-	want.BackfillNext, want.BackfillTo, want.UpdatedAt = micro(first), micro(to), got.UpdatedAt
+	want.BackfillNext, want.BackfillTo, want.UpdatedAt, want.BackfillAt = micro(first), micro(to), got.UpdatedAt, got.BackfillAt
+	e.within("backfill asked at", got.BackfillAt, n, e.now())
 	e.sameTask("backfilled pending row", got, want)
 	ids, _ := e.due(0, 0, "job")
 	e.wantDue("a row with a backfill fire is due at once", ids, got)
@@ -101,5 +103,34 @@ func testFinishKindsAndFires(e *env) {
 	res = e.finishHeld(f)
 	if res.FireKind != "" || res.Fires != 2 || res.Status != repository.TaskPending {
 		e.t.Errorf("plain finish = %+v; want pending, the cron's kind, 2 fires", res)
+	}
+}
+
+// testRunBatches: runs of one fire on one node are apart by batch (a
+// backfill's beside the fire's own), and a retried start of each finds
+// its own row.
+func testRunBatches(e *env) {
+	n := e.now()
+	ts := e.upsert(def("job", n))
+	node := e.node("n")
+	held := e.claim(node.ID, ts[0])[0]
+	own := repository.Execution{ScheduledAt: n, Attempt: 1, Kind: repository.RunCron}
+	bf := own
+	bf.Kind, bf.Batch = repository.RunBackfill, 1234567
+	x1, err := e.s.StartExecution(e.ctx, held.Claim(), own)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	x2, err := e.s.StartExecution(e.ctx, held.Claim(), bf)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	again, err := e.s.StartExecution(e.ctx, held.Claim(), bf)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	if x1.ID == x2.ID || again.ID != x2.ID || x2.Batch != bf.Batch {
+		e.t.Errorf("runs of one fire: own %d, backfill %d (batch %d), retried backfill start %d; want two rows, the retry finding the second",
+			x1.ID, x2.ID, x2.Batch, again.ID)
 	}
 }

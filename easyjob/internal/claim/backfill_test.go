@@ -20,10 +20,10 @@ func TestBackfillClaim(t *testing.T) {
 	row := repository.Task{ID: 1, Version: 4, NodeID: self, Status: repository.TaskDoing, NextStartTime: own, Attempt: 2,
 		FireKind: repository.RunBuffered, BackfillNext: nominal, BackfillTo: own.Add(-time.Minute)}
 	sp := &spec.Spec{Name: "t"}
-	local := own.Add(-time.Second) // the node's clock runs a second behind
+	local := nominal.Add(-time.Second) // the row's DueAt, on a clock a second behind
 	c := New(row, sp, local, 0)
 	if !c.Backfill() || !c.Task.NextStartTime.Equal(nominal) || c.Task.FireKind != repository.RunBackfill || c.Task.Attempt != 1 ||
-		!c.LocalAt.Equal(nominal.Add(-time.Second)) {
+		!c.LocalAt.Equal(local) {
 		t.Fatalf("claim of a row with a backfill = %v (local %s); want the backfill fire at %s", c, c.LocalAt, nominal)
 	}
 	if next, kind, attempt := c.Row(); !next.Equal(own) || kind != repository.RunBuffered || attempt != 2 {

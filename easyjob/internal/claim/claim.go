@@ -243,15 +243,14 @@ func New(t repository.Task, s *spec.Spec, localAt time.Time, epoch int64) *Claim
 
 // backfill makes a claim of a row with a pending backfill fire the claim
 // of that fire: its nominal time and kind are the backfill's, and the
-// row's own next fire is kept aside (RowNext) for its finish. It is due
-// at once: its local time moves back by as much as its nominal time.
+// row's own next fire is kept aside (Row) for its finish. It is due at
+// once: the caller gives the local time of the row's DueAt.
 func (c *Claim) backfill() {
 	if !c.Task.RunsBackfill() {
 		return
 	}
 	t := &c.Task
 	c.row = rowFire{Next: t.NextStartTime, Kind: t.FireKind, Attempt: t.Attempt}
-	c.LocalAt = c.LocalAt.Add(t.BackfillNext.Sub(t.NextStartTime))
 	t.NextStartTime, t.FireKind, t.Attempt = t.BackfillNext, repository.RunBackfill, 1
 }
 
@@ -445,8 +444,18 @@ func (c *Claim) Recorded(stop <-chan struct{}, free Slots) (e repository.Executi
 func (c *Claim) RunRecord() *repository.Execution {
 	return &repository.Execution{
 		ScheduledAt: c.Task.NextStartTime, Attempt: max(c.Task.Attempt, 1), Misfire: c.Misfire, Kind: c.Kind,
-		Args: c.Task.RunArgs(), Revision: c.Task.Revision,
+		Args: c.Task.RunArgs(), Revision: c.Task.Revision, Batch: c.Batch(),
 	}
+}
+
+// Batch tells this fire's runs apart from the fire's own runs at its time
+// (repository.Execution.Batch): a backfill's time asked, in Unix
+// microseconds; 0 for any other fire.
+func (c *Claim) Batch() int64 {
+	if !c.Backfill() || c.Task.BackfillAt.IsZero() {
+		return 0
+	}
+	return c.Task.BackfillAt.UnixMicro()
 }
 
 // StartFailed reports, without waiting, that the start already failed.

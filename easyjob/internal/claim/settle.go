@@ -153,7 +153,7 @@ func (c *Claim) Successor(f repository.Finish, localAt time.Time, epoch int64) *
 	if f.Backfilled {
 		t.BackfillNext = f.BackfillNext
 		if f.BackfillNext.IsZero() {
-			t.BackfillTo = time.Time{}
+			t.BackfillTo, t.BackfillAt = time.Time{}, time.Time{}
 		}
 	}
 	if f.CountFire {

@@ -71,7 +71,7 @@ func (n *Node) executeChain(ctx context.Context, c *claim.Claim) {
 		return
 	}
 	if succeeded {
-		o.resume = n.runChildren(runCtx, c.Spec, c.Task.NextStartTime, exec.ID, prior.steps())
+		o.resume = n.runChildren(runCtx, c.Spec, c.Task.NextStartTime, exec.ID, c.Batch(), prior.steps())
 		n.pool.Done(c)
 		if o.resume {
 			n.log.Warn().Str("task", c.Spec.Name).Time("scheduled", c.Task.NextStartTime).
@@ -110,7 +110,7 @@ func (n *Node) recordRoot(c *claim.Claim) (repository.Execution, error) {
 // its own children), one that was interrupted runs again. It reports
 // whether the chain was interrupted (the database away at a hand-over,
 // the run cancelled): the steps left then run when the fire runs again.
-func (n *Node) runChildren(ctx context.Context, spec *spec.Spec, scheduled time.Time, parentExec int64, prior step) (interrupted bool) {
+func (n *Node) runChildren(ctx context.Context, spec *spec.Spec, scheduled time.Time, parentExec, batch int64, prior step) (interrupted bool) {
 	for _, ch := range spec.Children {
 		if ctx.Err() != nil {
 			return true
@@ -118,12 +118,12 @@ func (n *Node) runChildren(ctx context.Context, spec *spec.Spec, scheduled time.
 		if r, ok := prior.child(ch.Name); ok && prior.completed(r) {
 			n.log.Info().Str("task", ch.Name).Str("status", string(r.Status)).Int64("node", int64(r.NodeID)).
 				Msg("easyjob: chain step completed in an earlier run of this fire; not run again")
-			if prior.succeeded(r) && n.runChildren(ctx, ch, scheduled, r.ID, prior.below(r)) {
+			if prior.succeeded(r) && n.runChildren(ctx, ch, scheduled, r.ID, batch, prior.below(r)) {
 				return true
 			}
 			continue
 		}
-		if n.runChild(ctx, ch, scheduled, parentExec) {
+		if n.runChild(ctx, ch, scheduled, parentExec, batch) {
 			return true
 		}
 	}
@@ -135,7 +135,7 @@ func (n *Node) runChildren(ctx context.Context, spec *spec.Spec, scheduled time.
 // fire (finish), never keeping the claim. It reports whether the chain was
 // interrupted there: the database did not answer at the hand-over, or the
 // run was cancelled.
-func (n *Node) runChild(ctx context.Context, ch *spec.Spec, scheduled time.Time, parentExec int64) (interrupted bool) {
+func (n *Node) runChild(ctx context.Context, ch *spec.Spec, scheduled time.Time, parentExec, batch int64) (interrupted bool) {
 	now := n.dbNow()
 	if cached := n.children.get(ch.Name); cached.ID != 0 && cached.Cron != "" && cached.NextStartTime.After(now) {
 		return false // its own cron has not come due: no need to claim it
@@ -161,6 +161,7 @@ func (n *Node) runChild(ctx context.Context, ch *spec.Spec, scheduled time.Time,
 	}
 	exec, err := n.store.StartExecution(ctx, c.Fence(), repository.Execution{
 		ParentExecutionID: parentExec, ScheduledAt: scheduled, Attempt: 1, Kind: repository.RunChain, Revision: c.Task.Revision,
+		Batch: batch, // a backfill's step: a row of its own beside the fire's own run of the step
 	})
 	c.SetStarted(exec, err)
 	if err != nil {
@@ -176,7 +177,7 @@ func (n *Node) runChild(ctx context.Context, ch *spec.Spec, scheduled time.Time,
 	runCtx, endRun := n.fired(ctx, ch, &c.Task, scheduled, n.dbNow(), "", repository.RunChain)
 	status, began, ran, runErr := n.call(runCtx, ch, &c.Task, scheduled, nil)
 	if status == repository.ExecSucceeded {
-		interrupted = n.runChildren(runCtx, ch, scheduled, exec.ID, step{})
+		interrupted = n.runChildren(runCtx, ch, scheduled, exec.ID, batch, step{})
 	}
 	endRun(observe.RunResult{Status: status, Err: runErr})
 	next := c.Task.NextStartTime
@@ -289,7 +290,7 @@ type priorRun struct {
 // worker holds its slot): running the chain without knowing could run a
 // step twice. It fails only when the node stops first.
 func (n *Node) priorChain(c *claim.Claim) (*priorRun, error) {
-	if len(c.Spec.Children) == 0 || !mayHaveRun(c.Task) {
+	if len(c.Spec.Children) == 0 || (!mayHaveRun(c.Task) && !c.Backfill()) {
 		return nil, nil
 	}
 	var runs []repository.Execution
@@ -303,6 +304,11 @@ func (n *Node) priorChain(c *claim.Claim) (*priorRun, error) {
 		if !schedule.Sleep(n.bg, wait) {
 			return nil, err
 		}
+	}
+	if len(runs) > 0 && runs[0].Batch != c.Batch() {
+		// The fire's own run, for a backfill of it (or a backfill's run,
+		// for the fire's own): not this run's to resume.
+		runs = nil
 	}
 	if len(runs) == 0 {
 		return nil, nil

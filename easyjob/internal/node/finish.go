@@ -283,7 +283,11 @@ func (n *Node) speculate(c *claim.Claim, f repository.Finish) {
 	if !f.Keep {
 		return // nothing to queue: no clock conversion either
 	}
-	if next := c.Successor(f, n.toLocal(f.Next), n.claims.Epoch()); next != nil {
+	due := f.Next
+	if !f.BackfillNext.IsZero() && f.BackfillNext.Before(due) {
+		due = f.BackfillNext // the successor runs the backfill's next fire, at once
+	}
+	if next := c.Successor(f, n.toLocal(due), n.claims.Epoch()); next != nil {
 		n.queue.Push(next)
 	}
 }
