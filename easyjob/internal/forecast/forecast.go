@@ -70,9 +70,9 @@ func New(from time.Time, horizon time.Duration) (*Forecaster, error) {
 	if horizon <= 0 || horizon > MaxHorizon {
 		return nil, fmt.Errorf("%w (got %v)", ErrHorizon, horizon)
 	}
-	secs := (horizon + time.Second - 1) / time.Second
+	secs := int64((horizon + time.Second - 1) / time.Second)
 	return &Forecaster{
-		from: from.UTC().Truncate(time.Second), horizon: secs * time.Second,
+		from: from.UTC().Truncate(time.Second), horizon: time.Duration(secs) * time.Second,
 		counts: make([]int32, secs), groups: map[groupKey]*group{}, parse: schedule.NewCache(4096),
 	}, nil
 }

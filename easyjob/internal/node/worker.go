@@ -186,7 +186,7 @@ func (n *Node) call(ctx context.Context, sp *spec.Spec, t *repository.Task, sche
 		// error after its context ended (one that finished its work and
 		// returned nil succeeded).
 		status = repository.ExecCancelled
-		err = fmt.Errorf("cancelled: %v: %w", overlapOf(ctx), err)
+		err = fmt.Errorf("cancelled: %w: %w", overlapOf(ctx), err)
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
 		// The deadline passed before the job returned: timed out, whatever
 		// it returned (a job that ignores its context and returns nil late
