@@ -229,6 +229,16 @@ func Ahead(f Facts, stale, waiting bool, n int) (next []time.Time, blocked strin
 			}
 		}
 	}
+	if m := t.Options.MaxFires; m > 0 {
+		// Its MaxFires ends it: the fires past the bound do not come.
+		left := max(m-t.Fires, 0)
+		if int64(len(next)) > left {
+			next = next[:left]
+			if blocked == "" {
+				blocked = fmt.Sprintf("it finishes after %d more fire(s): %d of its MaxFires %d ran", left, t.Fires, m)
+			}
+		}
+	}
 	if len(next) == 0 && blocked == "" && t.Options.Calendar != "" {
 		blocked = fmt.Sprintf("its calendar %q excludes every fire of the next %d", t.Options.Calendar, maxAhead)
 	}

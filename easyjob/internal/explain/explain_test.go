@@ -171,3 +171,14 @@ func TestAtWindow(t *testing.T) {
 		t.Errorf("after the window: %+v", a)
 	}
 }
+
+// TestAheadMaxFires: the fires past a task's MaxFires are not listed, and
+// the answer says when it ends.
+func TestAheadMaxFires(t *testing.T) {
+	task := hourly()
+	task.Options.MaxFires, task.Fires = 5, 2
+	next, blocked := Ahead(Facts{Task: task, Now: t0}, false, false, 10)
+	if len(next) != 3 || !strings.Contains(blocked, "finishes after 3 more fire(s)") {
+		t.Errorf("Ahead = %d fires, %q; want 3 and when it finishes", len(next), blocked)
+	}
+}
