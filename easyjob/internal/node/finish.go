@@ -24,13 +24,15 @@ func (n *Node) outcome(c *claim.Claim, execID int64, status repository.ExecStatu
 	buffered := false
 	if c.Backfill() {
 		n.backfillNext(c, &f)
-	} else {
+	} else if c.Spec.Opts.Overlap != repository.OverlapWait {
 		var dropped int
 		next, buffered, dropped = schedule.Overlap(*c.Sched, c.Spec.Opts, next, c.FoundAt, n.dbNow(), c.Task.FireKind == repository.RunBuffered)
 		if dropped > 0 {
 			n.log.Info().Str("task", c.Spec.Name).Int("dropped", dropped).Stringer("overlap", c.Spec.Opts.Overlap).
 				Msg("easyjob: fires that came due while the run ran were dropped by the task's overlap policy")
 		}
+	}
+	if !c.Backfill() {
 		f.Next, f.Done = next.Next, next.Done
 		f.CountFire = c.Task.ParentID == 0 && attempt == 1 && status != repository.ExecSkipped
 	}

@@ -36,15 +36,16 @@ func overlapOf(ctx context.Context) *overlapCancel {
 // the fire holds the row, so the policy needs no word from a peer: only
 // this node can start the next fire, once this one's finish is written
 // (schedule.Overlap then runs it at once, buffered). The returned stop
-// disarms it when the run is over.
+// disarms it when the run is over; nil when none was armed (no closure
+// per fire for the tasks that wait).
 func (n *Node) overlapTimer(ctx context.Context, c *claim.Claim) (context.Context, func()) {
 	p := c.Spec.Opts.Overlap
 	if (p != repository.OverlapCancel && p != repository.OverlapTerminate) || c.Backfill() {
-		return ctx, func() {}
+		return ctx, nil
 	}
 	next, ok := n.nextRunning(c)
 	if !ok {
-		return ctx, func() {}
+		return ctx, nil
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	t := time.AfterFunc(time.Until(n.toLocal(next)), func() { cancel(&overlapCancel{next: next, policy: p}) })
@@ -83,6 +84,12 @@ type errTerminated struct {
 
 func (e errTerminated) Error() string {
 	return fmt.Sprintf("terminated: %v, and the job ignored its cancelled context for %v; it was left to return on its own", e.cause, e.grace)
+}
+
+// terminated reports a job left running past its overlap grace.
+func terminated(err error) bool {
+	var t errTerminated
+	return errors.As(err, &t)
 }
 
 // callTerminable runs job under the overlap policy terminate: once an

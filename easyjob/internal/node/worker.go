@@ -106,7 +106,10 @@ func (n *Node) runFire(ctx context.Context, c *claim.Claim, skip, done bool) (fi
 	n.stats.fired.Add(1)
 	runCtx, endRun := n.fired(ctx, c.Spec, &c.Task, c.Task.NextStartTime, c.FoundAt.Add(-c.Jitter), c.Misfire, c.Kind) // lag from the jittered time
 	runCtx, disarm := n.overlapTimer(runCtx, c)
-	end := func(r observe.RunResult) { disarm(); endRun(r) }
+	end := endRun
+	if disarm != nil {
+		end = func(r observe.RunResult) { disarm(); endRun(r) }
+	}
 	switch {
 	case done:
 		o.status = repository.ExecSucceeded
@@ -162,24 +165,16 @@ func (n *Node) call(ctx context.Context, sp *spec.Spec, t *repository.Task, sche
 		run.Args = []byte(a)
 	}
 	began, start := n.dbNow(), mono()
-	job := func() (err error) {
-		// The public API turns a job's panic into its own error; this
-		// keeps the node up whatever a Job does.
-		defer func() {
-			if r := recover(); r != nil {
-				err = fmt.Errorf("easyjob: job panicked: %v", r)
-			}
-		}()
-		return sp.Job(ctx, run)
-	}
-	var term errTerminated
 	if sp.Opts.Overlap == repository.OverlapTerminate && tx == nil {
-		err = n.callTerminable(ctx, sp.Name, sp.Opts.OverlapGrace, job)
+		// Copies, so that only this branch moves them to the heap: the
+		// closure outlives the call when the job is left running.
+		jctx, job, r := ctx, sp.Job, run
+		err = n.callTerminable(ctx, sp.Name, sp.Opts.OverlapGrace, func() error { return runJob(jctx, job, r) })
 	} else {
-		err = job()
+		err = runJob(ctx, sp.Job, run)
 	}
 	switch {
-	case errors.As(err, &term):
+	case err != nil && sp.Opts.Overlap == repository.OverlapTerminate && terminated(err):
 		status = repository.ExecCancelled
 	case err != nil && overlapOf(ctx) != nil:
 		// Cancelled by the task's overlap policy: the job returned an
@@ -220,6 +215,18 @@ func (n *Node) call(ctx context.Context, sp *spec.Spec, t *repository.Task, sche
 		ev.Msg("easyjob: job failed")
 	}
 	return status, began, took, err
+}
+
+// runJob calls job for run r; its panic becomes its error. The public
+// API turns a job's panic into its own error already; this keeps the node
+// up whatever a Job does.
+func runJob(ctx context.Context, job spec.Job, r spec.Run) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("easyjob: job panicked: %v", p)
+		}
+	}()
+	return job(ctx, r)
 }
 
 func errText(err error) string {
