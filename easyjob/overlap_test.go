@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/easyjob-go/easyjob/repository"
+	"github.com/easyjob-go/easyjob/repository/memory"
 )
 
 // runsOf returns the finished runs of task, oldest first.
@@ -327,5 +328,42 @@ func TestBackfillChain(t *testing.T) {
 				return true
 			})
 		})
+	}
+}
+
+// TestOverlapCancelChain: a chain whose step outlasts the interval is cut
+// at the next fire under cancel; the cut fire is not resumed (the next
+// replaces it), and no fire runs twice.
+func TestOverlapCancelChain(t *testing.T) {
+	t.Parallel()
+	store, group := memory.New(), "g"
+	var l ledger
+	slow := func(ctx context.Context) error {
+		l.record(ctx)
+		select {
+		case <-time.After(1600 * time.Millisecond):
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	start(t, fastConfig(store, group), func(s *Scheduler) {
+		if err := s.Register("root", "* * * * * *", l.job(nil), Overlap(OverlapCancel)); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Register("step", "", slow, Parent("root")); err != nil {
+			t.Fatal(err)
+		}
+	})
+	c := liveClient(t, store, group)
+	waitFor(t, 15*time.Second, "four fires of the chain", func() bool { return l.count("root") >= 4 })
+	if d := l.duplicates(); len(d) > 0 {
+		t.Errorf("fires run twice (a cut chain resumed?): %v", d)
+	}
+	xs := runsOf(t, c, "step")
+	for _, x := range xs[:len(xs)-1] {
+		if x.Status != repository.ExecCancelled {
+			t.Errorf("step of %s: %s %q, want cancelled at the next fire", x.ScheduledAt.Format(time.RFC3339), x.Status, x.Error)
+		}
 	}
 }

@@ -52,6 +52,11 @@ type Claim struct {
 	// Excluded says why the task's exclusion calendar skips the fire, ""
 	// when it does not.
 	Excluded string
+	// CancelAt is the local time the next fire comes due under the
+	// overlap policies cancel and terminate, when the run's context is
+	// cancelled (Overlap says why); zero for the other policies.
+	CancelAt time.Time
+	Overlap  error
 
 	// Bookkeeping of internal/dispatch, under the queue's and the pool's
 	// own locks: the position in the delay queue (-1 when not queued) and

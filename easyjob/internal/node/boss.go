@@ -85,6 +85,7 @@ func (n *Node) dispatch(now time.Time, due []*claim.Claim) (fired, back []*claim
 		for _, c := range ok {
 			c.Found(dbNow)
 			c.Excluded = n.excluded(c)
+			n.overlapDeadline(c)
 			if c.Misfire != "" {
 				n.observe(observe.Event{Kind: observe.EventMisfire, Task: c.Spec.Name, Misfire: c.Misfire, Lag: c.FoundAt.Sub(c.Task.NextStartTime.Add(c.Jitter))})
 			}

@@ -24,6 +24,9 @@ func (e *overlapCancel) Error() string {
 
 // overlapOf returns the overlap cancel that ended ctx, if one did.
 func overlapOf(ctx context.Context) *overlapCancel {
+	if ctx.Err() == nil {
+		return nil
+	}
 	var oc *overlapCancel
 	if errors.As(context.Cause(ctx), &oc) {
 		return oc
@@ -31,27 +34,19 @@ func overlapOf(ctx context.Context) *overlapCancel {
 	return nil
 }
 
-// overlapTimer arms the cancel of claim c's run at its task's next fire,
-// under the overlap policies cancel and terminate. The node that runs
-// the fire holds the row, so the policy needs no word from a peer: only
-// this node can start the next fire, once this one's finish is written
-// (schedule.Overlap then runs it at once, buffered). The returned stop
-// disarms it when the run is over; nil when none was armed (no closure
-// per fire for the tasks that wait).
-func (n *Node) overlapTimer(ctx context.Context, c *claim.Claim) (context.Context, func()) {
+// overlapDeadline sets when claim c's run is cancelled under its task's
+// overlap policy cancel or terminate: at its next fire (the boss calls it
+// as it fires c; the worker gives the run's context that deadline). The
+// node that runs the fire holds the row, so the policy needs no word from
+// a peer: only this node can start the next fire, once this one's finish
+// is written (schedule.Overlap then runs it at once, buffered).
+func (n *Node) overlapDeadline(c *claim.Claim) {
 	p := c.Spec.Opts.Overlap
 	if (p != repository.OverlapCancel && p != repository.OverlapTerminate) || c.Backfill() {
-		return ctx, nil
+		return
 	}
-	next, ok := n.nextRunning(c)
-	if !ok {
-		return ctx, nil
-	}
-	ctx, cancel := context.WithCancelCause(ctx)
-	t := time.AfterFunc(time.Until(n.toLocal(next)), func() { cancel(&overlapCancel{next: next, policy: p}) })
-	return ctx, func() {
-		t.Stop()
-		cancel(nil)
+	if next, ok := n.nextRunning(c); ok {
+		c.CancelAt, c.Overlap = n.toLocal(next), &overlapCancel{next: next, policy: p}
 	}
 }
 

@@ -105,10 +105,13 @@ func (n *Node) runFire(ctx context.Context, c *claim.Claim, skip, done bool) (fi
 	}
 	n.stats.fired.Add(1)
 	runCtx, endRun := n.fired(ctx, c.Spec, &c.Task, c.Task.NextStartTime, c.FoundAt.Add(-c.Jitter), c.Misfire, c.Kind) // lag from the jittered time
-	runCtx, disarm := n.overlapTimer(runCtx, c)
-	end := endRun
-	if disarm != nil {
-		end = func(r observe.RunResult) { disarm(); endRun(r) }
+	if !c.CancelAt.IsZero() {
+		// Its overlap policy cancels the run at the next fire (the
+		// deadline's cause says so); the cancel ends with the fire.
+		var cancel context.CancelFunc
+		runCtx, cancel = context.WithDeadlineCause(runCtx, c.CancelAt, c.Overlap)
+		end := endRun
+		endRun = func(r observe.RunResult) { cancel(); end(r) }
 	}
 	switch {
 	case done:
@@ -118,7 +121,7 @@ func (n *Node) runFire(ctx context.Context, c *claim.Claim, skip, done bool) (fi
 	default:
 		o.status, o.began, o.ran, o.err = n.call(runCtx, c.Spec, &c.Task, c.Task.NextStartTime, nil)
 	}
-	return o, runCtx, end
+	return o, runCtx, endRun
 }
 
 // callInTx runs the job of c (an InTx task) in a transaction of its own,
@@ -173,15 +176,17 @@ func (n *Node) call(ctx context.Context, sp *spec.Spec, t *repository.Task, sche
 	} else {
 		err = runJob(ctx, sp.Job, run)
 	}
+	oc := overlapOf(ctx)
 	switch {
 	case err != nil && sp.Opts.Overlap == repository.OverlapTerminate && terminated(err):
 		status = repository.ExecCancelled
-	case err != nil && overlapOf(ctx) != nil:
+	case oc != nil && err != nil:
 		// Cancelled by the task's overlap policy: the job returned an
-		// error after its context ended (one that finished its work and
-		// returned nil succeeded).
+		// error after its context ended.
 		status = repository.ExecCancelled
-		err = fmt.Errorf("cancelled: %w: %w", overlapOf(ctx), err)
+		err = fmt.Errorf("cancelled: %w: %w", oc, err)
+	case oc != nil:
+		status = repository.ExecSucceeded // it finished its work as the next fire came: not cancelled
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
 		// The deadline passed before the job returned: timed out, whatever
 		// it returned (a job that ignores its context and returns nil late
