@@ -52,7 +52,10 @@ func (s *Store) RecoverAll(ctx context.Context, rs []repository.Recovery) ([]err
 				r.Ref.ID, r.Ref.Version, r.DeadNode, repository.ErrClaimLost)
 			continue
 		}
-		fire, attempt := t.NextStartTime, max(t.Attempt, 1)
+		fire, attempt, batch, kind := t.NextStartTime, max(t.Attempt, 1), int64(0), repository.RunKind("")
+		if t.RunsBackfill() { // the claim ran the backfill's fire (claim.New)
+			fire, attempt, batch, kind = t.BackfillNext, 1, t.BackfillAt.UnixMicro(), repository.RunBackfill
+		}
 		t.Status, t.NodeID, t.UpdatedAt = repository.TaskPending, 0, now
 		t.Version++
 		if !r.Next.IsZero() {
@@ -65,7 +68,7 @@ func (s *Store) RecoverAll(ctx context.Context, rs []repository.Recovery) ([]err
 			if x.NodeID != r.DeadNode {
 				continue
 			}
-			seen = seen || (x.ScheduledAt.Equal(fire) && x.Attempt == attempt && x.Batch == 0 && x.Status != repository.ExecFenced)
+			seen = seen || (x.ScheduledAt.Equal(fire) && x.Attempt == attempt && x.Batch == batch && x.Status != repository.ExecFenced)
 			if x.Status == repository.ExecRunning {
 				x.Status, x.FinishedAt, x.Error = repository.ExecAbandoned, now, msg
 				t.LastStatus, t.LastError = repository.ExecAbandoned, msg
@@ -79,8 +82,10 @@ func (s *Store) RecoverAll(ctx context.Context, rs []repository.Recovery) ([]err
 				s.lastExec++
 				s.execs[s.lastExec] = &repository.Execution{
 					ID: s.lastExec, TaskID: t.ID, NodeID: r.DeadNode, ScheduledAt: fire, StartedAt: now, FinishedAt: now,
-					Status: repository.ExecAbandoned, Error: msg, Attempt: attempt,
-					Kind: repository.KindOf(repository.Task{ParentID: t.ParentID, FireKind: t.FireKind, Attempt: attempt}, ""),
+					Status: repository.ExecAbandoned, Error: msg, Attempt: attempt, Batch: batch, Kind: kind,
+				}
+				if kind == "" {
+					s.execs[s.lastExec].Kind = repository.KindOf(repository.Task{ParentID: t.ParentID, FireKind: t.FireKind, Attempt: attempt}, "")
 				}
 				s.execsByTask[t.ID] = append(s.execsByTask[t.ID], s.lastExec)
 			}

@@ -48,9 +48,13 @@ const recoverSQL = `WITH v AS (
     AS v(ord, id, version, node_id, next, err, delay_us)
 ),
 l AS (
-  SELECT v.*, c.next_start_time AS fire, c.attempt,
-    c.next_start_time + v.delay_us * interval '1 microsecond' <= hb.heartbeat_at AS due_alive
+  SELECT v.*, f.fire, f.attempt, f.batch,
+    f.fire + v.delay_us * interval '1 microsecond' <= hb.heartbeat_at AS due_alive
   FROM easyjob_tasks c JOIN v ON c.id = v.id
+  CROSS JOIN LATERAL (SELECT
+    CASE WHEN ` + runsBackfill + ` THEN c.backfill_next ELSE c.next_start_time END AS fire,
+    CASE WHEN ` + runsBackfill + ` THEN 1 ELSE c.attempt END AS attempt,
+    CASE WHEN ` + runsBackfill + ` THEN (extract(epoch FROM c.backfill_at) * 1000000)::bigint ELSE 0 END AS batch) f
   LEFT JOIN easyjob_nodes hb ON hb.id = v.node_id
   WHERE c.id = ANY(?::bigint[]) AND ` + fenceHolds + `
   ORDER BY c.id FOR NO KEY UPDATE OF c
@@ -65,8 +69,8 @@ u AS (
         WHERE r.task_id = t.id AND r.node_id = l.node_id AND r.status = 'running') THEN l.err ELSE t.last_error END
   FROM l
   WHERE t.id = l.id
-  RETURNING l.ord, t.id, t.group_name, l.node_id AS dead, l.err, l.fire, l.attempt, l.due_alive,
-    CASE WHEN t.parent_id IS NOT NULL THEN 'chain' WHEN t.fire_kind <> '' AND l.attempt <= 1 THEN t.fire_kind
+  RETURNING l.ord, t.id, t.group_name, l.node_id AS dead, l.err, l.fire, l.attempt, l.batch, l.due_alive,
+    CASE WHEN t.parent_id IS NOT NULL THEN 'chain' WHEN l.batch <> 0 THEN 'backfill' WHEN t.fire_kind <> '' AND l.attempt <= 1 THEN t.fire_kind
       WHEN l.attempt > 1 THEN 'retry' ELSE 'cron' END AS kind
 ),
 x AS (
@@ -77,13 +81,17 @@ x AS (
   RETURNING e.id
 ),
 a AS (
-  INSERT INTO easyjob_executions (task_id, node_id, scheduled_at, attempt, kind, status, started_at, finished_at, error)
-  SELECT u.id, u.dead, u.fire, greatest(u.attempt, 1), u.kind, 'abandoned', now(), now(), u.err FROM u WHERE u.due_alive
+  INSERT INTO easyjob_executions (task_id, node_id, scheduled_at, attempt, batch, kind, status, started_at, finished_at, error)
+  SELECT u.id, u.dead, u.fire, greatest(u.attempt, 1), u.batch, u.kind, 'abandoned', now(), now(), u.err FROM u WHERE u.due_alive
   ON CONFLICT (task_id, node_id, scheduled_at, attempt, batch) WHERE status <> 'fenced' DO NOTHING
   RETURNING id
 ),
 n AS (SELECT pg_notify('` + notifyChannel + `', g.name) FROM (SELECT DISTINCT group_name AS name FROM u) g)
 SELECT u.ord, (SELECT count(*) FROM n) FROM u`
+
+// runsBackfill is repository.Task.RunsBackfill of row c: the fire a
+// claim of it ran was its backfill's (recovery records that one).
+const runsBackfill = `(c.backfill_next IS NOT NULL AND c.fire_kind <> 'manual')`
 
 // RecoverAll resets many orphans in one statement.
 func (s *Store) RecoverAll(ctx context.Context, rs []repository.Recovery) ([]error, error) {

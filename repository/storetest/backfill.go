@@ -12,6 +12,7 @@ var backfillCases = []testCase{
 	{"WhileDoing", testBackfillWhileDoing},
 	{"FinishKinds", testFinishKindsAndFires},
 	{"RunBatches", testRunBatches},
+	{"RecoverBackfillFire", testRecoverBackfillFire},
 }
 
 // testBackfillPending: a backfill makes a pending row due at once without
@@ -132,5 +133,35 @@ func testRunBatches(e *env) {
 	if x1.ID == x2.ID || again.ID != x2.ID || x2.Batch != bf.Batch {
 		e.t.Errorf("runs of one fire: own %d, backfill %d (batch %d), retried backfill start %d; want two rows, the retry finding the second",
 			x1.ID, x2.ID, x2.Batch, again.ID)
+	}
+}
+
+// testRecoverBackfillFire: a node that died holding a row with a backfill
+// fire pending ran that fire: recovery records it abandoned at the
+// backfill's nominal time, kind backfill, in the backfill's batch; the
+// fire stays pending for a peer.
+func testRecoverBackfillFire(e *env) {
+	n := e.now()
+	e.upsert(def("job", n.Add(time.Hour)))
+	first := n.Add(-10 * time.Minute)
+	b, err := e.s.Backfill(e.ctx, e.g, "job", first, n.Add(-time.Minute))
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	dead := e.node("dead")
+	held := e.claim(dead.ID, b)[0]
+	if _, err := e.s.Heartbeat(e.ctx, dead); err != nil {
+		e.t.Fatal(err)
+	}
+	if err := e.recover(repository.Recovery{Ref: held.Ref(), DeadNode: dead.ID}); err != nil {
+		e.t.Fatal(err)
+	}
+	xs := e.history("job", repository.HistoryFilter{})
+	if len(xs) != 1 || xs[0].Status != repository.ExecAbandoned || !xs[0].ScheduledAt.Equal(micro(first)) ||
+		xs[0].Kind != repository.RunBackfill || xs[0].Batch != b.BackfillAt.UnixMicro() {
+		e.t.Fatalf("history after the death = %+v; want one abandoned backfill row at %s in batch %d", xs, micro(first), b.BackfillAt.UnixMicro())
+	}
+	if got := e.task("job"); !got.BackfillNext.Equal(micro(first)) || got.Status != repository.TaskPending {
+		e.t.Errorf("recovered row = %+v; want pending with its backfill fire still to run", got)
 	}
 }
