@@ -260,8 +260,8 @@ func (f Forecast) Top(n int) []ForecastSecond {
 // Forecast counts the fires of the group's schedules from from (zero: the
 // store's now) over horizon (at most 7 days), second by second, as their
 // crons, time zones, windows, spreads and jitters place them; paused and
-// finished tasks and chain steps are left out, and calendars are not
-// applied (an excluded fire is counted). It reads the tasks in pages
+// finished tasks and chain steps are left out, and so are the fires the
+// tasks' exclusion calendars skip. It reads the tasks in pages
 // (TaskPage), keeping counts, not tasks. A horizon out of range gives an
 // error wrapping ErrInvalidOption.
 func (c *Client) Forecast(ctx context.Context, from time.Time, horizon time.Duration) (Forecast, error) {
@@ -276,6 +276,12 @@ func (c *Client) Forecast(ctx context.Context, from time.Time, horizon time.Dura
 	if err != nil {
 		return Forecast{}, fmt.Errorf("%w: %w", ErrInvalidOption, err)
 	}
+	cs, err := c.store.Calendars(ctx, c.group)
+	if err != nil {
+		return Forecast{}, fmt.Errorf("easyjob: forecast of group %q: read calendars: %w", c.group, err)
+	}
+	cals, _ := calendar.NewSet(cs) // a calendar that does not parse excludes nothing, as on the nodes
+	fc.Calendars(cals)
 	q := repository.TaskQuery{Limit: forecastPage, LiveWithin: c.live}
 	for {
 		p, err := c.store.TaskPage(ctx, c.group, q)

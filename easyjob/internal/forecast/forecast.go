@@ -16,6 +16,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/easyjob-go/easyjob/easyjob/internal/calendar"
 	"github.com/easyjob-go/easyjob/easyjob/internal/schedule"
 	"github.com/easyjob-go/easyjob/repository"
 )
@@ -37,6 +38,7 @@ type Forecaster struct {
 	parse   *schedule.Cache
 	tasks   int // counted
 	skipped int // their cron does not parse here
+	cals    calendar.Set
 }
 
 // groupKey is what the tasks of one group share: their fires differ only
@@ -46,6 +48,7 @@ type groupKey struct {
 	anchor        time.Time // EveryFromCreation's, zero for the epoch
 	start, end    time.Time
 	spread, delay time.Duration // Spread and Jitter windows
+	calendar      string        // the exclusion calendar, "" for none
 }
 
 // group is one groupKey's cron fires over the horizon widened by its
@@ -55,6 +58,7 @@ type group struct {
 	fires      []time.Time // the cron's own fires, unmoved, unbounded by the window
 	sched      schedule.Schedule
 	start, end time.Time // the window, applied to the moved fires
+	calendar   string    // the exclusion calendar whose dates the fires skip
 	// offsets counts the tasks without jitter by spread offset. When
 	// every fire is on a whole second (a cron's, an @every's) and so is
 	// the window, an offset is kept as its whole seconds + 1 ns for any
@@ -98,7 +102,7 @@ func (f *Forecaster) Add(t *repository.Task) {
 		f.skipped++
 		return
 	}
-	k := groupKey{cron: t.Cron, tz: o.Timezone, start: o.Start, end: o.End, spread: o.Spread, delay: o.Jitter}
+	k := groupKey{cron: t.Cron, tz: o.Timezone, start: o.Start, end: o.End, spread: o.Spread, delay: o.Jitter, calendar: o.Calendar}
 	if a := s.AnchoredAt(t.CreatedAt); o.EveryFromCreation && a != s {
 		// An @every grid anchored at the task's creation: its own group
 		// (tasks created in the same second share it).
@@ -123,7 +127,7 @@ func (f *Forecaster) Add(t *repository.Task) {
 	}
 	for _, at := range g.fires {
 		at = at.Add(off)
-		if g.outside(at) {
+		if g.outside(at) || f.excluded(g, at) {
 			continue
 		}
 		f.count(at.Add(schedule.JitterOf(t.Name, at, o.Jitter)), 1)
@@ -133,7 +137,7 @@ func (f *Forecaster) Add(t *repository.Task) {
 // newGroup computes the fires of s that may land in the horizon once
 // moved by up to k's spread and delayed by up to its jitter.
 func (f *Forecaster) newGroup(s schedule.Schedule, k groupKey) *group {
-	g := &group{sched: s, start: k.start, end: k.end, offsets: map[time.Duration]int32{}}
+	g := &group{sched: s, start: k.start, end: k.end, calendar: k.calendar, offsets: map[time.Duration]int32{}}
 	g.whole = k.start.Equal(k.start.Truncate(time.Second)) && k.end.Equal(k.end.Truncate(time.Second))
 	to := f.from.Add(f.horizon)
 	t := f.from.Add(-k.spread - k.delay - time.Nanosecond)
@@ -152,6 +156,20 @@ func (f *Forecaster) newGroup(s schedule.Schedule, k groupKey) *group {
 // outside reports a moved fire at that the group's window excludes.
 func (g *group) outside(at time.Time) bool {
 	return (!g.start.IsZero() && at.Before(g.start)) || (!g.end.IsZero() && at.After(g.end))
+}
+
+// Calendars sets the group's exclusion calendars: a fire a task's
+// calendar excludes is skipped, as the nodes skip it, and not counted.
+func (f *Forecaster) Calendars(s calendar.Set) { f.cals = s }
+
+// excluded reports a fire at (moved, before jitter: the time the nodes
+// judge) that g's calendar excludes.
+func (f *Forecaster) excluded(g *group, at time.Time) bool {
+	if g.calendar == "" {
+		return false
+	}
+	ex, _ := f.cals.Excludes(g.calendar, at)
+	return ex
 }
 
 // count adds n fires at at when it lies in the horizon.
@@ -188,7 +206,7 @@ func (f *Forecaster) Result() Result {
 	for _, g := range f.groups {
 		for off, n := range g.offsets {
 			for _, at := range g.fires {
-				if at = at.Add(off); !g.outside(at) {
+				if at = at.Add(off); !g.outside(at) && !f.excluded(g, at) {
 					f.count(at, n)
 				}
 			}

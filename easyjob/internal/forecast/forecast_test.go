@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/easyjob-go/easyjob/easyjob/internal/calendar"
 	"github.com/easyjob-go/easyjob/easyjob/internal/schedule"
 	"github.com/easyjob-go/easyjob/repository"
 )
@@ -244,5 +245,25 @@ func TestForecastSpreadWindow(t *testing.T) {
 		if mine != c.want {
 			t.Errorf("window [%v, %v]: %d fires at its offset, want %d", c.start, c.end, mine, c.want)
 		}
+	}
+}
+
+// TestForecastCalendar: the fires a task's calendar excludes are not
+// counted; another task's are.
+func TestForecastCalendar(t *testing.T) {
+	from := time.Date(2026, 11, 27, 0, 0, 0, 0, time.UTC) // a Friday
+	f, err := New(from, 72*time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	set, errs := calendar.NewSet([]repository.Calendar{{Name: "weekends", Crons: []string{"* * * * 0,6"}}})
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	f.Calendars(set)
+	f.Add(&repository.Task{Name: "a", Cron: "0 0 9 * * *", Status: repository.TaskPending, Options: repository.TaskOptions{Calendar: "weekends"}})
+	f.Add(&repository.Task{Name: "b", Cron: "0 0 9 * * *", Status: repository.TaskPending})
+	if r := f.Result(); r.Total != 4 { // a: Friday only; b: Friday, Saturday, Sunday
+		t.Errorf("total %d, want 4 (the weekend's fires of the task with the calendar skipped)", r.Total)
 	}
 }
