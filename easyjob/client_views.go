@@ -167,7 +167,7 @@ func (c *Client) Explain(ctx context.Context, name string, at time.Time) (Explan
 	}
 	f.Waiting = info.Waiting
 	if len(f.Runs) == 0 && !fire.Fire.IsZero() && fire.Fire.Before(now) {
-		if f.Covering, err = c.covering(ctx, name, fire.Fire); err != nil {
+		if f.Covering, err = c.covering(ctx, t, fire.Fire); err != nil {
 			return Explanation{}, c.wrap("explain", name, err)
 		}
 	}
@@ -183,11 +183,11 @@ const coveringLookback = 20
 // covering finds the run of an earlier fire of the task that was still
 // running at fire: the newest earlier fire with runs, if its newest run
 // ended after fire (or has not ended). Each step is one indexed read.
-func (c *Client) covering(ctx context.Context, name string, fire time.Time) (*repository.Execution, error) {
-	t, err := c.store.Task(ctx, c.group, name)
-	if err != nil || t.Cron == "" {
-		return nil, err
+func (c *Client) covering(ctx context.Context, t repository.Task, fire time.Time) (*repository.Execution, error) {
+	if t.Cron == "" {
+		return nil, nil
 	}
+	name := t.Name
 	s, err := schedule.Parse(t.Cron, t.Options.Timezone)
 	if err != nil {
 		return nil, nil //nolint:nilerr // a cron that does not parse covers nothing; Explain says so itself

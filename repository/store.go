@@ -204,6 +204,15 @@ type Finish struct {
 	Handoff bool
 }
 
+// DueAt is when the row f writes is due: its next fire, or the next fire
+// of its backfill when that is earlier (Task.DueAt of the written row).
+func (f Finish) DueAt() time.Time {
+	if !f.BackfillNext.IsZero() && f.BackfillNext.Before(f.Next) {
+		return f.BackfillNext
+	}
+	return f.Next
+}
+
 // ExecStart is one StartExecutions request.
 type ExecStart struct {
 	Claim     Claim

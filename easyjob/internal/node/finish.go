@@ -36,10 +36,7 @@ func (n *Node) outcome(c *claim.Claim, execID int64, status repository.ExecStatu
 		f.Next, f.Done = next.Next, next.Done
 		f.CountFire = c.Task.ParentID == 0 && attempt == 1 && status != repository.ExecSkipped
 	}
-	due := f.Next
-	if !f.BackfillNext.IsZero() && f.BackfillNext.Before(due) {
-		due = f.BackfillNext
-	}
+	due := f.DueAt()
 	switch {
 	case c.StartFailed():
 		// The start record found the claim lost: the finish records the
@@ -285,11 +282,8 @@ func (n *Node) speculate(c *claim.Claim, f repository.Finish) {
 	if !f.Keep {
 		return // nothing to queue: no clock conversion either
 	}
-	due := f.Next
-	if !f.BackfillNext.IsZero() && f.BackfillNext.Before(due) {
-		due = f.BackfillNext // the successor runs the backfill's next fire, at once
-	}
-	if next := c.Successor(f, n.toLocal(due), n.claims.Epoch()); next != nil {
+	// A backfill's next fire is due at once: the successor runs it.
+	if next := c.Successor(f, n.toLocal(f.DueAt()), n.claims.Epoch()); next != nil {
 		n.queue.Push(next)
 	}
 }

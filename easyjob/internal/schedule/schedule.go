@@ -239,12 +239,7 @@ func (s Schedule) next(t time.Time) (time.Time, bool) {
 // from a little before the change, can answer the second. A fire is at
 // the first (TestScheduleDSTFallBack).
 func firstOfRepeated(n, t time.Time) time.Time {
-	_, after := n.Zone()
-	_, before := n.Add(-maxSetBack).Zone()
-	if before <= after {
-		return n
-	}
-	if e := n.Add(-time.Duration(before-after) * time.Second); e.After(t) && wallClock(e).Equal(wallClock(n)) {
+	if e := firstInstant(n); e.After(t) {
 		return e
 	}
 	return n
