@@ -15,6 +15,7 @@ import (
 	"github.com/easyjob-go/easyjob/easyjob/internal/node"
 	"github.com/easyjob-go/easyjob/easyjob/observe"
 	"github.com/easyjob-go/easyjob/repository"
+	"github.com/easyjob-go/easyjob/repository/postgres"
 )
 
 // Config configures one node. The zero value is valid: it runs on a
@@ -26,6 +27,13 @@ type Config struct {
 	BunDB *bun.DB
 	DB    *sql.DB
 	DSN   string
+	// Pooler says what sits between the nodes and PostgreSQL: "" (a
+	// direct connection or a session pooler) or "transaction" (PgBouncer
+	// in pool_mode=transaction, or a proxy like it): statements are then
+	// not prepared and the nodes poll instead of listening. The DSN
+	// parameter easyjob_pooler=transaction says the same. Left unset, a
+	// transaction pooler is found out at the first fire's finish.
+	Pooler string
 	// SkipMigrate leaves the schema to you. By default Run applies the
 	// embedded migrations at start (Postgres; under an advisory lock).
 	SkipMigrate bool
@@ -195,6 +203,9 @@ func (c Config) validate() error {
 	}
 	if c.Slog != nil && !c.slogBridge {
 		return fmt.Errorf("%w: set Logger (zerolog) or Slog (log/slog), not both", ErrInvalidConfig)
+	}
+	if _, err := postgres.ParsePooler(c.Pooler); err != nil {
+		return fmt.Errorf("%w: Pooler %q: want \"transaction\" or empty", ErrInvalidConfig, c.Pooler)
 	}
 	switch {
 	case c.Weight < 1:

@@ -71,17 +71,18 @@ func (t *storeTimer) End(c instrument.Call) {
 func openStore(ctx context.Context, cfg Config) (repository.Store, func(), error) {
 	var pg *postgres.Store
 	closer := func() {}
+	pooler, _ := postgres.ParsePooler(cfg.Pooler) // validated
 	switch {
 	case cfg.Store != nil:
 		return cfg.Store, closer, nil
 	case cfg.BunDB != nil:
-		pg = postgres.NewBun(cfg.BunDB)
+		pg = postgres.NewBun(cfg.BunDB, postgres.WithPooler(pooler))
 	case cfg.DB != nil:
-		pg = postgres.New(cfg.DB)
+		pg = postgres.New(cfg.DB, postgres.WithPooler(pooler))
 	case cfg.DSN != "":
 		octx, cancel := context.WithTimeout(ctx, cfg.CallTimeout)
 		var err error
-		pg, err = postgres.Open(octx, cfg.DSN)
+		pg, err = postgres.Open(octx, cfg.DSN, postgres.WithPooler(pooler))
 		cancel()
 		if err != nil {
 			return nil, nil, fmt.Errorf("easyjob: open %s: %w", postgres.RedactDSN(cfg.DSN), err)

@@ -25,4 +25,7 @@ var (
 	ErrBackfillInProgress = errors.New("easyjob: a backfill is in progress")
 	// ErrConflict means a control operation lost a version race repeatedly.
 	ErrConflict = errors.New("easyjob: concurrent update, try again")
+	// ErrNotifyUnavailable means a Notifier cannot listen where it is (a
+	// transaction pooler keeps no session to LISTEN on): the caller polls.
+	ErrNotifyUnavailable = errors.New("easyjob: notifications unavailable behind a transaction pooler")
 )

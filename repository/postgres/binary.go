@@ -16,9 +16,9 @@ import (
 // arrays became a long literal that the client formatted and the server
 // parsed and planned afresh, and the returned timestamps came back as
 // text. queryEach sends the arrays as parameters in PostgreSQL's binary
-// format with pgx's describe cache (unnamed statements: no server-side
-// prepared statement, so it works through transaction-pooling proxies),
-// and reads results in binary.
+// format, prepared once per connection (execMode; unnamed with pgx's
+// describe cache behind a transaction pooler), and reads results in
+// binary.
 
 // binaryMode reports whether db is pgx's database/sql driver, so that a
 // pgx.QueryExecMode may lead the arguments. A pool opened by Open whose
@@ -53,13 +53,27 @@ func (s *Store) queryEach(ctx context.Context, q string, args, dest []any, each 
 		if !ok {
 			return fmt.Errorf("driver connection is %T, not pgx's", dc)
 		}
-		rows, err := c.Conn().Query(ctx, q, binaryArgs(true, args)...)
-		if err != nil {
-			return err
+		mode := s.execMode()
+		err := queryPgx(ctx, c.Conn(), mode, q, args, dest, each)
+		if mode == pgx.QueryExecModeCacheStatement && lostPrepared(err) {
+			// A transaction pooler moved the session (nothing ran): prepare
+			// no more.
+			s.pooled.Store(true)
+			err = queryPgx(ctx, c.Conn(), s.execMode(), q, args, dest, each)
 		}
-		defer rows.Close()
-		return scanEach(rows, dest, each)
+		return err
 	})
+}
+
+// queryPgx runs q on c in mode, scanning each row into dest and calling
+// each.
+func queryPgx(ctx context.Context, c *pgx.Conn, mode pgx.QueryExecMode, q string, args, dest []any, each func() error) error {
+	rows, err := c.Query(ctx, q, append([]any{mode}, args...)...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	return scanEach(rows, dest, each)
 }
 
 // rowScanner is what scanEach needs of *sql.Rows and pgx.Rows.

@@ -28,3 +28,16 @@ func TestConformanceLargeGroups(t *testing.T) {
 		return s
 	})
 }
+
+// TestConformancePooled runs the suite with the store told by its DSN
+// that a transaction pooler is in front: no prepared statements, no
+// LISTEN (the Listen test skips).
+func TestConformancePooled(t *testing.T) {
+	storetest.Run(t, func(t *testing.T) repository.Store {
+		s := pgtest.OpenStore(t, withParam(pgtest.SharedDatabase(t), postgres.PoolerParam+"=transaction"))
+		if s.Pooler() != postgres.PoolerTransaction {
+			t.Fatalf("Pooler() = %v, want transaction", s.Pooler())
+		}
+		return s
+	})
+}

@@ -11,11 +11,16 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/jackc/pgx/v5/stdlib"
+
+	"github.com/easyjob-go/easyjob/repository"
 )
 
 // Listen wakes the caller for every notification of group until ctx is
 // done (returning nil) or the connection fails (returning the error; the
 // caller restarts it with backoff and polls meanwhile).
+//
+// Behind a transaction pooler (Pooler) it returns
+// repository.ErrNotifyUnavailable at once: the session would not last.
 //
 // LISTEN needs one session that stays open, so a connection is taken out
 // of the pool for the whole call and driven with pgx directly (database/sql
@@ -23,6 +28,9 @@ import (
 // discarded, never put back: a pooled session still LISTENing would buffer
 // notifications nobody reads, and one interrupted by ctx is unusable.
 func (s *Store) Listen(ctx context.Context, group string, wake func()) error {
+	if s.pooled.Load() {
+		return repository.ErrNotifyUnavailable
+	}
 	conn, err := s.db.DB.Conn(ctx)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -52,6 +60,10 @@ func (s *Store) Listen(ctx context.Context, group string, wake func()) error {
 			}
 			if n != nil && n.Payload == group {
 				wake()
+			}
+			if s.pooled.Load() { // found out since (queryEach)
+				listenErr = repository.ErrNotifyUnavailable
+				return driver.ErrBadConn
 			}
 		}
 	})

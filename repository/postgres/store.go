@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -30,6 +31,7 @@ const notifyChannel = "easyjob"
 type Store struct {
 	db     *bun.DB
 	binary bool          // hot statements name pgx's exec mode (binaryMode)
+	pooled atomic.Bool   // a transaction pooler is in front (Pooler)
 	prio   *priorityConn // heartbeats and live views
 	opts   optionsMemo   // decoded task options, by their JSON
 	probe  time.Duration // LISTEN's probe interval; 0: listenProbe (tests set it)
@@ -54,14 +56,19 @@ var keepAlive = net.KeepAliveConfig{Enable: true, Idle: 15 * time.Second, Interv
 const MaxConns = 20
 
 // Open connects to dsn (URL or key=value form) with pgx and checks the
-// connection. Close closes the pool it opened.
+// connection. Close closes the pool it opened. The DSN may name
+// PoolerParam (easyjob_pooler=transaction), as WithPooler does.
 //
 // Unless the DSN names default_query_exec_mode itself, the pool uses pgx's
 // simple protocol: bun interpolates (and escapes) arguments on the client,
 // so every statement text is unique and pgx's default prepared-statement
 // cache would only cost an extra round trip per query and fill the server
 // with one-use prepared statements.
-func Open(ctx context.Context, dsn string) (*Store, error) {
+func Open(ctx context.Context, dsn string, opts ...Option) (*Store, error) {
+	dsn, pooler, err := splitPooler(dsn)
+	if err != nil {
+		return nil, err
+	}
 	cfg, err := pgx.ParseConfig(dsn)
 	if err != nil {
 		return nil, fmt.Errorf("easyjob/postgres: parse dsn %s: %w", RedactDSN(dsn), err)
@@ -87,7 +94,7 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 		_ = sqlDB.Close()
 		return nil, fmt.Errorf("easyjob/postgres: connect %s: %w", RedactDSN(dsn), err)
 	}
-	s := NewBun(bun.NewDB(sqlDB, pgdialect.New()))
+	s := NewBun(bun.NewDB(sqlDB, pgdialect.New()), append([]Option{WithPooler(pooler)}, opts...)...)
 	s.owned = true
 	s.binary = s.binary && !strings.Contains(dsn, "default_query_exec_mode")
 	return s, nil
@@ -95,14 +102,18 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 
 // New wraps a *sql.DB opened with the pgx driver ("pgx", pgx/v5/stdlib).
 // The caller owns db: Close does not close it.
-func New(db *sql.DB) *Store {
-	return NewBun(bun.NewDB(db, pgdialect.New()))
+func New(db *sql.DB, opts ...Option) *Store {
+	return NewBun(bun.NewDB(db, pgdialect.New()), opts...)
 }
 
 // NewBun wraps a bun.DB using pgdialect over pgx. The caller owns db: Close
 // does not close it.
-func NewBun(db *bun.DB) *Store {
-	return &Store{db: db, binary: binaryMode(db.DB), prio: &priorityConn{}}
+func NewBun(db *bun.DB, opts ...Option) *Store {
+	s := &Store{db: db, binary: binaryMode(db.DB), prio: &priorityConn{}}
+	for _, o := range opts {
+		o(s)
+	}
+	return s
 }
 
 // DB returns the underlying bun.DB, for tools (the CLI's status queries).

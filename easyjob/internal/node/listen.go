@@ -2,6 +2,7 @@ package node
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/easyjob-go/easyjob/easyjob/internal/schedule"
@@ -10,12 +11,17 @@ import (
 
 // listen wakes the loader on store notifications (a task registered,
 // triggered, resumed or released) so it need not wait for the next poll.
-// Polling stays the fallback: a broken listener is restarted with backoff.
+// Polling stays the fallback: a broken listener is restarted with backoff,
+// and a store that cannot listen (a transaction pooler) is not asked again.
 func (n *Node) listen(ctx context.Context, l repository.Notifier) {
 	for attempt := 1; ; attempt++ {
 		start := time.Now()
 		err := l.Listen(ctx, n.cfg.Group, n.poke)
 		if ctx.Err() != nil {
+			return
+		}
+		if errors.Is(err, repository.ErrNotifyUnavailable) {
+			n.log.Info().Err(err).Msg("easyjob: polling only, no notifications")
 			return
 		}
 		if time.Since(start) > time.Minute {
