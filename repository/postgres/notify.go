@@ -2,7 +2,9 @@ package postgres
 
 import (
 	"context"
+	"crypto/rand"
 	"database/sql/driver"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"time"
@@ -49,6 +51,10 @@ func (s *Store) Listen(ctx context.Context, group string, wake func()) error {
 		}
 		c := sc.Conn()
 		if _, err := c.Exec(ctx, "LISTEN "+notifyChannel); err != nil {
+			listenErr = err
+			return driver.ErrBadConn
+		}
+		if err := s.hearSelf(ctx, c, group, wake); err != nil {
 			listenErr = err
 			return driver.ErrBadConn
 		}
@@ -111,4 +117,43 @@ func waitNotification(ctx context.Context, c *pgx.Conn, probe time.Duration) (*p
 		return nil, fmt.Errorf("no answer to a probe after %v without a notification: %w", probe, err)
 	}
 	return nil, nil
+}
+
+// hearCheck bounds the wait for the listener's own check notification
+// (hearSelf): on a direct connection or through a session pooler it
+// arrives within milliseconds of the NOTIFY's commit.
+const hearCheck = 2 * time.Second
+
+// hearSelf sends a notification of its own from another connection of the
+// pool and waits for it on c, the session that just ran LISTEN. Behind a
+// transaction pooler that the store was not told of, the server session
+// that ran LISTEN went back to the pooler with the statement, and c will
+// never hear a thing: the store then takes the pooler for found (as
+// queryEach does on a lost prepared statement) and the caller polls.
+// Notifications of group heard meanwhile wake the caller.
+func (s *Store) hearSelf(ctx context.Context, c *pgx.Conn, group string, wake func()) error {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	payload := "easyjob/listen-check/" + hex.EncodeToString(b[:])
+	if _, err := s.db.ExecContext(ctx, `SELECT pg_notify(?, ?)`, notifyChannel, payload); err != nil {
+		return err
+	}
+	wctx, cancel := context.WithTimeout(ctx, hearCheck)
+	defer cancel()
+	for {
+		n, err := c.WaitForNotification(wctx)
+		switch {
+		case err == nil && n.Payload == payload:
+			return nil
+		case err == nil:
+			if n.Payload == group {
+				wake()
+			}
+		case ctx.Err() == nil && pgconn.Timeout(err):
+			s.pooled.Store(true)
+			return repository.ErrNotifyUnavailable
+		default:
+			return err
+		}
+	}
 }

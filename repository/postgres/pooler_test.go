@@ -75,35 +75,7 @@ func TestLostPreparedStatement(t *testing.T) {
 	if err := s.Migrate(ctx); err != nil {
 		t.Fatal(err)
 	}
-	node, err := s.RegisterNode(ctx, "g", "n", 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	now, err := s.Now(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rows, err := s.UpsertTasks(ctx, "g", []repository.TaskDef{{Name: "t", Cron: "* * * * * *", NextStartTime: now}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	held, err := s.Claim(ctx, node.ID, []repository.TaskRef{rows[0].Ref()})
-	if err != nil || len(held) != 1 {
-		t.Fatalf("claim: %d, %v", len(held), err)
-	}
-	task := held[0]
-	finish := func() {
-		t.Helper()
-		res, err := s.Finish(ctx, []repository.Finish{{
-			Claim: task.Claim(), Revision: task.Revision, Status: repository.ExecSucceeded,
-			Next: task.NextStartTime.Add(time.Second), NextAttempt: 1, Cron: task.Cron, Keep: true,
-			Run: &repository.Execution{ScheduledAt: task.NextStartTime, Attempt: 1}, Ran: time.Millisecond,
-		}})
-		if err != nil || res[0].Err != nil {
-			t.Fatalf("finish: %v, %+v", err, res)
-		}
-		task = res[0].Task
-	}
+	finish := heldTask(t, s)
 	finish()
 	if s.Pooler() != postgres.PoolerNone {
 		t.Fatalf("Pooler() = %v before any statement was lost", s.Pooler())
@@ -125,5 +97,42 @@ func TestLostPreparedStatement(t *testing.T) {
 	}
 	if err := s.Listen(ctx, "g", func() {}); !errors.Is(err, repository.ErrNotifyUnavailable) {
 		t.Fatalf("Listen behind a transaction pooler = %v, want ErrNotifyUnavailable", err)
+	}
+}
+
+// heldTask claims an every-second task in group g on a new node of s and
+// returns a func that finishes its fire (keeping the claim), failing t
+// unless the finish is written.
+func heldTask(t *testing.T, s *postgres.Store) func() {
+	t.Helper()
+	ctx := context.Background()
+	node, err := s.RegisterNode(ctx, "g", "n", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	now, err := s.Now(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := s.UpsertTasks(ctx, "g", []repository.TaskDef{{Name: "t", Cron: "* * * * * *", NextStartTime: now}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	held, err := s.Claim(ctx, node.ID, []repository.TaskRef{rows[0].Ref()})
+	if err != nil || len(held) != 1 {
+		t.Fatalf("claim: %d, %v", len(held), err)
+	}
+	task := held[0]
+	return func() {
+		t.Helper()
+		res, err := s.Finish(ctx, []repository.Finish{{
+			Claim: task.Claim(), Revision: task.Revision, Status: repository.ExecSucceeded,
+			Next: task.NextStartTime.Add(time.Second), NextAttempt: 1, Cron: task.Cron, Keep: true,
+			Run: &repository.Execution{ScheduledAt: task.NextStartTime, Attempt: 1}, Ran: time.Millisecond,
+		}})
+		if err != nil || res[0].Err != nil {
+			t.Fatalf("finish: %v, %+v", err, res)
+		}
+		task = res[0].Task
 	}
 }
