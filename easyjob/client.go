@@ -57,6 +57,15 @@ func (c *Client) Close() error {
 	return nil
 }
 
+// WithGroup returns a client of group over c's store and settings (its
+// connection pool shared): the dashboard's and the CLI's way to act on
+// several groups of one database. Closing it releases nothing; close c.
+func (c *Client) WithGroup(group string) *Client {
+	d := *c
+	d.group, d.closeFn = group, nil
+	return &d
+}
+
 // Control is the client's store as the operator's tools read it: the
 // dashboard builds its views over it. Reads of other groups are the
 // caller's business; Group names the client's.

@@ -47,6 +47,7 @@ type Control interface {
 	ViewStore
 	AuditStore
 	CalendarStore
+	GroupReader
 }
 
 // Clock reads the store's clock, the only clock that decides anything.

@@ -19,9 +19,12 @@ type command struct {
 // commands is the command table: main dispatches from it and usage lists
 // it. Adding a command is adding an entry here (and its file).
 var commands = []command{
-	// Operator commands: the database of --dsn, the group of --group.
+	// Operator commands: the database of --dsn, the group of --group (by
+	// default the database's only group).
 	operator("migrate", "apply, revert or show the database schema",
 		operation{args: "up|down|status", minArgs: 1, maxArgs: 1, raw: true, flags: migrateFlags}),
+	operator("groups", "list every group of the database: tasks, running, paused, failing, live nodes, fires and failures",
+		operation{groupless: true, flags: groupsFlags}),
 	operator("status", "show the nodes and tasks of a group",
 		operation{liveness: true, flags: statusFlags(true, true)}),
 	operator("tasks", "list the tasks of a group",

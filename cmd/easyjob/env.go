@@ -53,6 +53,12 @@ func (e *env) open(ctx context.Context, dsn string, raw bool) error {
 		e.close()
 		return fmt.Errorf("the database %s has no easyjob schema: run 'easyjob migrate up'", postgres.RedactDSN(dsn))
 	}
+	if e.group == "" {
+		if e.group, err = onlyGroup(ctx, s); err != nil {
+			e.close()
+			return err
+		}
+	}
 	c, err := easyjob.NewClient(ctx, easyjob.Config{
 		Store: s, Group: e.group, LiveAfter: e.liveAfter, DeadAfter: e.deadAfter,
 		HeartbeatInterval: heartbeatFor(e.liveAfter),

@@ -78,7 +78,7 @@ func TestOpsLifecycleCLI(t *testing.T) {
 	beat()
 
 	t.Run("empty group lists the groups", func(t *testing.T) {
-		r := c.run("status").want(t, 0, "status of the default group")
+		r := c.run("status", "--group", "default").want(t, 0, "status of the empty default group")
 		if !strings.Contains(r.stdout, "groups in this database: cluster") {
 			t.Fatalf("status of an empty group does not name the others:\n%s", r.stdout)
 		}

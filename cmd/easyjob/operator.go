@@ -31,6 +31,8 @@ type operation struct {
 	liveness bool
 	// raw commands get the store but no schema check and no client (migrate).
 	raw bool
+	// groupless commands read every group: no --group, no client (groups).
+	groupless bool
 }
 
 // operator makes the command table entry of an operator command.
@@ -49,7 +51,10 @@ func (op operation) run(ctx context.Context, args []string, stdout, stderr io.Wr
 	// The default is resolved after parsing so -h never prints a password
 	// taken from EASYJOB_DSN.
 	server := fs.String("dsn", "", "PostgreSQL DSN, e.g. postgres://user@host:5432/db (default $EASYJOB_DSN; one of the two is required)")
-	group := fs.String("group", "default", "task group")
+	group := new(string)
+	if !op.groupless {
+		group = fs.String("group", "", "task group (default: the database's only group; required when it holds several)")
+	}
 	asJSON := fs.Bool("json", false, "print JSON instead of tables")
 	timeout := fs.Duration("timeout", 30*time.Second, "give up after this long")
 	actor := fs.String("actor", "", "who the audit log records for the command's actions (default $"+envActor+", else the OS user)")
@@ -85,7 +90,7 @@ func (op operation) run(ctx context.Context, args []string, stdout, stderr io.Wr
 		}
 		return fail(exitUsage, fmt.Errorf("want %s, got %d argument(s) (see 'easyjob %s -h')", what, len(pos), op.name))
 	}
-	if *group == "" {
+	if *group == "" && isSet(fs, "group") {
 		return fail(exitUsage, errors.New("--group must not be empty"))
 	}
 	// Every command gets the actor, set once here, so no action of any
@@ -109,6 +114,9 @@ func (op operation) run(ctx context.Context, args []string, stdout, stderr io.Wr
 	e := &env{out: stdout, notes: stderr, json: *asJSON, group: *group}
 	if liveAfter != nil {
 		e.liveAfter, e.deadAfter = *liveAfter, *deadAfter
+	}
+	if op.groupless {
+		e.group = "default" // a client for the store's reads: every group is listed
 	}
 	if err := e.open(ctx, *server, op.raw); err != nil {
 		return fail(exitCode(err), err)

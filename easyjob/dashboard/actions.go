@@ -19,7 +19,7 @@ import (
 // (the task list's query, when the form was on the list). It answers
 // 303 See Other to the page the form was on. The audit log records the
 // action under the request's actor (Options.Actor).
-func (h *Handler) action(w http.ResponseWriter, r *http.Request) {
+func (h *site) action(w http.ResponseWriter, r *http.Request) {
 	if !h.canAct(r) {
 		h.fail(w, r, http.StatusForbidden, "This dashboard is read-only for you: actions are not allowed.")
 		return
@@ -89,7 +89,7 @@ var errBadTime = errors.New("want an RFC 3339 time (2026-11-26T10:00:00Z) or a d
 
 // backfill runs the task for the fires from `from` to `to` (a time or a
 // duration ago, by the store's clock; to empty for now).
-func (h *Handler) backfill(ctx context.Context, name, from, to string) error {
+func (h *site) backfill(ctx context.Context, name, from, to string) error {
 	now, err := h.client.Now(ctx)
 	if err != nil {
 		return err

@@ -101,9 +101,13 @@ var apiRoutes = []apiRoute{
 // JSON 404 (or 405 for a known path).
 func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	r = rooted(r)
-	if _, ok := r.Context().Value(baseKey{}).(string); !ok {
-		r = r.WithContext(withBase(r.Context(), mountPoint(r)))
+	f, ok := r.Context().Value(frameKey{}).(frame)
+	if !ok { // served alone (NewAPI)
+		f.base = mountPoint(r)
+		f.root = f.base
 	}
+	f.group = a.client.Group()
+	r = r.WithContext(withFrame(r.Context(), f))
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	a.mux.ServeHTTP(w, r)
 }

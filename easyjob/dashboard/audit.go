@@ -27,7 +27,7 @@ const (
 
 // actor is who acts in r: Options.Actor's name (default the basic-auth
 // user), via the dashboard, from the host part of the remote address.
-func (h *Handler) actor(r *http.Request) easyjob.Actor {
+func (h *site) actor(r *http.Request) easyjob.Actor {
 	return requestActor(h.opts, r, "dashboard")
 }
 
@@ -77,7 +77,7 @@ type auditData struct {
 
 // audit serves the audit log, to anyone who may see the dashboard: it
 // says who did what, which read-only users may know.
-func (h *Handler) audit(w http.ResponseWriter, r *http.Request) {
+func (h *site) audit(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	s, err := h.snapshot(r.Context())
 	if err != nil {
@@ -108,7 +108,7 @@ func (h *Handler) audit(w http.ResponseWriter, r *http.Request) {
 
 // auditLog reads entries of the log, once per refresh interval for
 // everyone (an action clears the cache, so its entry shows at once).
-func (h *Handler) auditLog(ctx context.Context, f easyjob.AuditFilter) ([]easyjob.AuditEntry, error) {
+func (h *site) auditLog(ctx context.Context, f easyjob.AuditFilter) ([]easyjob.AuditEntry, error) {
 	key := url.Values{"task": {f.Task}, "before": {strconv.FormatInt(f.BeforeID, 10)}, "limit": {strconv.Itoa(f.Limit)}}
 	return cached(ctx, h.cache, "audit?"+key.Encode(), func(ctx context.Context) ([]easyjob.AuditEntry, error) {
 		return h.client.Audit(ctx, f)
@@ -118,7 +118,7 @@ func (h *Handler) auditLog(ctx context.Context, f easyjob.AuditFilter) ([]easyjo
 // taskAudit reads the last entries of task name for its page. A failed
 // read does not fail the page: the section says what kind of failure it
 // was (the log has the error), the rest of the page is still of use.
-func (h *Handler) taskAudit(r *http.Request, name string) ([]easyjob.AuditEntry, string) {
+func (h *site) taskAudit(r *http.Request, name string) ([]easyjob.AuditEntry, string) {
 	es, err := h.auditLog(r.Context(), easyjob.AuditFilter{Task: name, Limit: taskAuditEntries})
 	if err != nil {
 		h.opts.Logger.Error("easyjob dashboard: read failed", "path", r.URL.Path, "err", err)

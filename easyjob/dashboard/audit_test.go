@@ -161,7 +161,7 @@ func TestAuditPage(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	f.dash.cache.clear()
+	f.dash.clearCache()
 	es, err := f.client.Audit(f.ctx, easyjob.AuditFilter{Limit: pageSize})
 	if err != nil {
 		t.Fatal(err)
@@ -195,7 +195,7 @@ func TestTaskPageKindsAndAudit(t *testing.T) {
 	}
 	f.run(xssName, repository.ExecSucceeded, "") // the triggered fire
 	f.run(xssName, repository.ExecSucceeded, "") // the next, the cron's
-	f.dash.cache.clear()
+	f.dash.clearCache()
 
 	_, body := f.get("/task?name=" + url.QueryEscape(xssName))
 	for _, want := range []string{`data-kind="manual"`, `<span class="kind manual"`, `data-kind="cron"`,

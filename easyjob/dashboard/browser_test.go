@@ -167,6 +167,38 @@ func TestBrowser(t *testing.T) {
 	}
 }
 
+// TestBrowserGroups drives the group switcher in headless Chromium: the
+// all-groups overview lists the groups, the switcher opens and takes the
+// browser to another group's page (the task list stays the task list),
+// and neither the overview nor a group's page scrolls sideways on a
+// 390 px phone. It skips without Chromium, except under CI=true.
+func TestBrowserGroups(t *testing.T) {
+	chromium := findChromium(t)
+	f := newFixture(t, Options{AllGroups: true})
+	f.addGroup("billing", "invoice", "dunning")
+	f.addGroup("a-group-with-a-rather-long-name-for-a-phone-screen", "digest")
+
+	b := newBrowser(t, chromium, f.srv.URL+"/ops")
+	b.open("/groups")
+	b.waitJS("three groups", `document.querySelectorAll("table.groups tr[data-group]").length === 3`)
+	b.shot("groups")
+	b.open("/tasks")
+	b.click("#group-switch summary")
+	b.waitJS("the switcher open", `document.getElementById("group-switch").open`)
+	b.shot("group-switch")
+	b.click(`#group-switch a[href$="/g/billing/tasks"]`)
+	b.waitJS("billing's task list", `location.pathname === "/ops/g/billing/tasks" && document.querySelector('tr[data-task="invoice"]') !== null && document.querySelector('tr[data-task="orphan"]') === null`)
+	b.waitJS("billing current", `document.querySelector("#group-switch summary b").textContent === "billing"`)
+	b.phone("/groups", "/g/billing/tasks", "/g/a-group-with-a-rather-long-name-for-a-phone-screen/")
+	// The switcher opened on a phone stays on the screen.
+	b.run("phone screen", chromedp.EmulateViewport(390, 844, chromedp.EmulatePortrait, chromedp.EmulateMobile))
+	defer b.run("desktop screen", chromedp.EmulateReset())
+	b.open("/groups")
+	b.click("#group-switch summary")
+	b.waitJS("the open switcher fits", `document.getElementById("group-switch").open && document.querySelector("#group-switch ul").getBoundingClientRect().right <= document.documentElement.clientWidth && document.documentElement.scrollWidth <= document.documentElement.clientWidth`)
+	b.shot("phone-group-switch")
+}
+
 // findChromium returns the Chromium to drive; it skips the test when
 // there is none, except in CI, where it fails.
 func findChromium(t *testing.T) string {

@@ -12,7 +12,7 @@ import (
 // API's routes (easyjob.Client: SetCalendar, Calendars, RemoveCalendar).
 
 // calendars is the page listing the group's calendars.
-func (h *Handler) calendars(w http.ResponseWriter, r *http.Request) {
+func (h *site) calendars(w http.ResponseWriter, r *http.Request) {
 	s, err := h.snapshot(r.Context())
 	if err != nil {
 		h.unavailable(w, r, err)

@@ -34,6 +34,16 @@
 //     its message (which names the field). Each run shows its args and
 //     its kind.
 //
+// Several groups: with Options.Groups (or Options.AllGroups, every group
+// the database holds) the handler also serves each of those groups'
+// pages and JSON API under /g/{group}/, every page carries a group
+// switcher, and /groups is the all-groups overview (one row per group:
+// tasks, running, paused, failing, live nodes, fires in the last minute,
+// failures in the last hour and the last one; GET /api/v1/groups in
+// JSON), each count read from indexes whatever a group holds. The
+// client's group stays at the root: existing URLs keep working.
+// Options.CanAct reads the group acted on with RequestGroup.
+//
 // Actions go through easyjob.Client, with the CLI's semantics: trigger
 // (with args, for a runtime schedule), pause, resume, reschedule
 // (validated, the next fires shown before it is saved), create and

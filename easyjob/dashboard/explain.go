@@ -25,7 +25,7 @@ func whyAt(s string, now time.Time) (time.Time, bool) {
 // taskExplain explains the fire at why (the page's ?why=) for the task
 // page; the error string says what was wrong with the question or what
 // kind of failure kept the answer from being read.
-func (h *Handler) taskExplain(r *http.Request, name, why string, now time.Time) (*easyjob.Explanation, string) {
+func (h *site) taskExplain(r *http.Request, name, why string, now time.Time) (*easyjob.Explanation, string) {
 	at, ok := whyAt(why, now)
 	if !ok {
 		return nil, "“" + why + "” is neither a time (2026-11-26T10:00:00Z) nor a duration ago (90m)"

@@ -51,7 +51,7 @@ type forecastTick struct {
 const chartBars = 1440
 
 // forecast is the forecast page: ?hours= (24 by default).
-func (h *Handler) forecast(w http.ResponseWriter, r *http.Request) {
+func (h *site) forecast(w http.ResponseWriter, r *http.Request) {
 	hours, err := forecastParam(r.URL.Query().Get("hours"))
 	if err != nil {
 		h.fail(w, r, http.StatusBadRequest, err.Error())

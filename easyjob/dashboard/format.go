@@ -3,29 +3,33 @@ package dashboard
 import (
 	"fmt"
 	"html/template"
+	"net/url"
 	"strings"
 	"time"
 
 	"github.com/easyjob-go/easyjob/easyjob"
+	"github.com/easyjob-go/easyjob/repository"
 )
 
 // funcs are the helpers the templates call. None returns template.HTML:
 // everything they produce is escaped by html/template like any value.
 var funcs = template.FuncMap{
-	"ago":       ago,
-	"when":      when,
-	"dur":       shortDur,
-	"clock":     func(t time.Time) string { return zeroOr(t, t.UTC().Format("15:04:05")) },
-	"stamp":     func(t time.Time) string { return zeroOr(t, t.UTC().Format("2006-01-02 15:04:05 UTC")) },
-	"words":     describeCron,
-	"trunc":     truncate,
-	"compact":   compactJSON,
-	"explain":   explainStatus,
-	"whykind":   explainKind,
-	"dict":      dict,
-	"nodestate": nodeState,
-	"prev":      func(n int) int { return n - 1 },
-	"next":      func(n int) int { return n + 1 },
+	"ago":        ago,
+	"when":       when,
+	"dur":        shortDur,
+	"clock":      func(t time.Time) string { return zeroOr(t, t.UTC().Format("15:04:05")) },
+	"stamp":      func(t time.Time) string { return zeroOr(t, t.UTC().Format("2006-01-02 15:04:05 UTC")) },
+	"words":      describeCron,
+	"trunc":      truncate,
+	"compact":    compactJSON,
+	"explain":    explainStatus,
+	"whykind":    explainKind,
+	"dict":       dict,
+	"nodestate":  nodeState,
+	"prev":       func(n int) int { return n - 1 },
+	"next":       func(n int) int { return n + 1 },
+	"pathescape": url.PathEscape,
+	"sample":     func() int { return repository.GroupRunSample },
 }
 
 // dict makes a map of key, value pairs, to pass several values to a

@@ -4,6 +4,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/easyjob-go/easyjob/easyjob"
@@ -20,7 +21,8 @@ type Options struct {
 	// actions are shown and accepted (the JSON API's writes too) only
 	// when it returns true (and ReadOnly is false). Authentication is the embedder's: wrap the
 	// handler in its middleware, which may leave a role in the request's
-	// context for CanAct to read. Nil lets every request act.
+	// context for CanAct to read, and RequestGroup(r) names the group
+	// the request acts on. Nil lets every request act.
 	CanAct func(r *http.Request) bool
 	// Actor names the user of an action request, for the audit log (the
 	// entry says via "dashboard", or "api" for the JSON API, from the
@@ -39,17 +41,43 @@ type Options struct {
 	Window time.Duration
 	// MaxRuns bounds the fires the timeline reads (the newest). Default 2000.
 	MaxRuns int
+	// Groups are more groups of the client's database to serve, each
+	// under /g/{group}/ (its pages and JSON API), with a group switcher
+	// on every page and the all-groups overview at /groups. The client's
+	// own group stays at the root (and is at /g/{group}/ too).
+	Groups []string
+	// AllGroups serves every group the database holds (those with tasks
+	// or node rows, read through the store once per Refresh) as Groups
+	// does; Groups is then ignored.
+	AllGroups bool
 	// Logger receives the full error of a read that failed; the page says
 	// only what kind of failure it was, never a user, database or host.
 	// Default slog.Default().
 	Logger *slog.Logger
 }
 
-// Handler serves the dashboard of the group of one easyjob.Client. Mount
-// it under any prefix with http.StripPrefix; it finds the prefix from the
-// request, so its links work wherever it is mounted. It is safe for
-// concurrent use.
+// Handler serves the dashboard of the group of one easyjob.Client at its
+// root and, when Options.Groups or Options.AllGroups says so, the
+// dashboards of more groups of the same database under /g/{group}/ (every
+// page, and the JSON API under /g/{group}/api/v1/), with a group switcher
+// on every page and the all-groups overview at /groups (GET
+// /api/v1/groups in JSON). Mount it under any prefix with
+// http.StripPrefix; it finds the prefix from the request, so its links
+// work wherever it is mounted. It is safe for concurrent use.
 type Handler struct {
+	client *easyjob.Client
+	opts   Options
+	pages  *pages
+	home   *site  // the client's group, served at the root
+	cache  *cache // the groups and their counts
+
+	mu    sync.Mutex
+	sites map[string]*site // by group, home included; made on first use
+}
+
+// site is the dashboard of one group: its pages, actions and JSON API.
+type site struct {
+	hub    *Handler
 	client *easyjob.Client
 	opts   Options
 	cache  *cache
@@ -76,30 +104,41 @@ func (o Options) withDefaults() Options {
 }
 
 // New returns the dashboard of c's group, its JSON API under /api/v1/
-// included (see NewAPI). The handler does not close c.
+// included (see NewAPI), and of the groups Options.Groups or
+// Options.AllGroups add. The handler does not close c.
 func New(c *easyjob.Client, o Options) *Handler {
 	o = o.withDefaults()
-	h := &Handler{client: c, opts: o, cache: newCache(o.Refresh), mux: http.NewServeMux(), pages: loadPages()}
-	h.api = newAPI(c, o, h.cache.clear)
-	h.mux.HandleFunc("GET /{$}", h.overview)
-	h.mux.HandleFunc("GET /tasks", h.tasks)
-	h.mux.HandleFunc("GET /task", h.task)
-	h.mux.HandleFunc("GET /nodes", h.nodes)
-	h.mux.HandleFunc("GET /audit", h.audit)
-	h.mux.HandleFunc("GET /calendars", h.calendars)
-	h.mux.HandleFunc("GET /forecast", h.forecast)
-	h.mux.HandleFunc("GET /reschedule", h.reschedulePreview)
-	h.mux.HandleFunc("POST /action", h.action)
-	h.mux.HandleFunc("GET /schedule/new", h.newSchedule)
-	h.mux.HandleFunc("POST /schedule/new", h.createSchedule)
-	h.mux.HandleFunc("GET /schedule/edit", h.editSchedule)
-	h.mux.HandleFunc("POST /schedule/edit", h.updateSchedule)
-	h.mux.Handle(apiPrefix+"/", h.api)
-	h.mux.Handle("GET /assets/", assetHandler())
+	h := &Handler{client: c, opts: o, pages: loadPages(), cache: newCache(o.Refresh), sites: map[string]*site{}}
+	h.home = h.newSite(c)
+	h.sites[c.Group()] = h.home
 	return h
 }
 
-// ServeHTTP serves the dashboard's pages, assets and actions.
+// newSite makes the dashboard of c's group.
+func (h *Handler) newSite(c *easyjob.Client) *site {
+	s := &site{hub: h, client: c, opts: h.opts, cache: newCache(h.opts.Refresh), mux: http.NewServeMux(), pages: h.pages}
+	s.api = newAPI(c, h.opts, s.cache.clear)
+	s.mux.HandleFunc("GET /{$}", s.overview)
+	s.mux.HandleFunc("GET /tasks", s.tasks)
+	s.mux.HandleFunc("GET /task", s.task)
+	s.mux.HandleFunc("GET /nodes", s.nodes)
+	s.mux.HandleFunc("GET /audit", s.audit)
+	s.mux.HandleFunc("GET /calendars", s.calendars)
+	s.mux.HandleFunc("GET /forecast", s.forecast)
+	s.mux.HandleFunc("GET /reschedule", s.reschedulePreview)
+	s.mux.HandleFunc("POST /action", s.action)
+	s.mux.HandleFunc("GET /schedule/new", s.newSchedule)
+	s.mux.HandleFunc("POST /schedule/new", s.createSchedule)
+	s.mux.HandleFunc("GET /schedule/edit", s.editSchedule)
+	s.mux.HandleFunc("POST /schedule/edit", s.updateSchedule)
+	s.mux.Handle(apiPrefix+"/", s.api)
+	s.mux.Handle("GET /assets/", assetHandler())
+	return s
+}
+
+// ServeHTTP serves the dashboard's pages, assets and actions: /groups and
+// /api/v1/groups, a group's under /g/{group}/, the client's group's
+// everywhere else.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	base := mountPoint(r)
 	r = rooted(r)
@@ -109,7 +148,34 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	hd.Set("X-Content-Type-Options", "nosniff")
 	hd.Set("X-Frame-Options", "DENY")
 	hd.Set("Referrer-Policy", "same-origin")
-	h.mux.ServeHTTP(w, r.WithContext(withBase(r.Context(), base)))
+	r = r.WithContext(withFrame(r.Context(), frame{base: base, root: base, group: h.client.Group()}))
+	switch p := r.URL.Path; {
+	case p == "/groups":
+		h.groupsPage(w, r)
+	case p == apiPrefix+"/groups":
+		h.groupsAPI(w, r)
+	case strings.HasPrefix(p, "/g/"):
+		h.serveGroup(w, r, base)
+	default:
+		h.home.serve(w, r)
+	}
+}
+
+// serve serves r, a path of the site's group.
+func (h *site) serve(w http.ResponseWriter, r *http.Request) {
+	f := frameOf(r)
+	f.group = h.client.Group()
+	h.mux.ServeHTTP(w, r.WithContext(withFrame(r.Context(), f)))
+}
+
+// clearCache forgets what every group's pages read.
+func (h *Handler) clearCache() {
+	h.cache.clear()
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, s := range h.sites {
+		s.cache.clear()
+	}
 }
 
 // rooted returns r with a path that starts with a slash (a handler
@@ -129,7 +195,7 @@ func rooted(r *http.Request) *http.Request {
 }
 
 // canAct reports whether r may run actions.
-func (h *Handler) canAct(r *http.Request) bool {
+func (h *site) canAct(r *http.Request) bool {
 	return !h.opts.ReadOnly && (h.opts.CanAct == nil || h.opts.CanAct(r))
 }
 

@@ -361,7 +361,7 @@ func TestCollisionBanner(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	f.dash.cache.clear()
+	f.dash.clearCache()
 	if _, body := f.get("/"); !strings.Contains(body, "Task name collision") || !strings.Contains(body, "billing.Report") ||
 		!strings.Contains(body, "shipping.Report") {
 		t.Fatalf("no collision banner naming both codes:\n%s", body)

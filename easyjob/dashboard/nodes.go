@@ -23,7 +23,7 @@ type nodeRow struct {
 	LastTask string
 }
 
-func (h *Handler) nodes(w http.ResponseWriter, r *http.Request) {
+func (h *site) nodes(w http.ResponseWriter, r *http.Request) {
 	v, ok := h.readRecent(w, r)
 	if !ok {
 		return

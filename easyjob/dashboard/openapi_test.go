@@ -64,7 +64,7 @@ func TestOpenAPIRoutes(t *testing.T) {
 			}
 		}
 	}
-	var served []string
+	served := []string{"GET " + apiPrefix + "/groups"} // the Handler's, not the API's
 	for _, rt := range apiRoutes {
 		served = append(served, rt.Method+" "+apiPrefix+rt.Path)
 	}
@@ -98,6 +98,8 @@ func TestOpenAPISchemas(t *testing.T) {
 	same(t, "Handler properties", yamlKeys(t, lines, "    Handler:", 8), jsonNames(reflect.TypeFor[easyjob.HandlerInfo]()))
 	same(t, "AuditEntry properties", yamlKeys(t, lines, "    AuditEntry:", 8), jsonNames(reflect.TypeFor[easyjob.AuditEntry]()))
 	same(t, "Version properties", yamlKeys(t, lines, "    Version:", 8), jsonNames(reflect.TypeFor[easyjob.Version]()))
+	same(t, "GroupSummary properties", yamlKeys(t, lines, "    GroupSummary:", 8), jsonNames(reflect.TypeFor[GroupSummary]()))
+	same(t, "GroupList properties", yamlKeys(t, lines, "    GroupList:", 8), jsonNames(reflect.TypeFor[GroupList]()))
 	node := append(jsonNames(reflect.TypeFor[easyjob.NodeInfo]()), "heartbeat_age_seconds") // MarshalJSON adds it
 	same(t, "Node properties", yamlKeys(t, lines, "    Node:", 8), node)
 }

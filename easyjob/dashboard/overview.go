@@ -26,7 +26,7 @@ type statusCount struct {
 	Count  int
 }
 
-func (h *Handler) overview(w http.ResponseWriter, r *http.Request) {
+func (h *site) overview(w http.ResponseWriter, r *http.Request) {
 	v, ok := h.readRecent(w, r)
 	if !ok {
 		return
@@ -52,7 +52,7 @@ type recentView struct {
 
 // readRecent reads the snapshot and the runs of the request's window,
 // answering the request itself when it cannot.
-func (h *Handler) readRecent(w http.ResponseWriter, r *http.Request) (recentView, bool) {
+func (h *site) readRecent(w http.ResponseWriter, r *http.Request) (recentView, bool) {
 	var v recentView
 	v.Window, v.Windows = h.timelineWindow(r)
 	s, err := h.snapshot(r.Context())

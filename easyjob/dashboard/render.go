@@ -18,7 +18,7 @@ var assetFS embed.FS
 
 // pageNames are the templates of templates/ that are whole pages; each
 // defines "static" (drawn once) and "live" (redrawn by each refresh).
-var pageNames = []string{"overview", "tasks", "task", "nodes", "audit", "calendars", "forecast", "reschedule", "schedule", "error"}
+var pageNames = []string{"overview", "tasks", "task", "nodes", "audit", "calendars", "forecast", "reschedule", "schedule", "error", "groups"}
 
 // pages holds one template set per page, each with the shared layout.
 type pages struct{ byName map[string]*template.Template }
@@ -36,8 +36,10 @@ func loadPages() *pages {
 
 // page is what every template gets: the frame, and Data for the page.
 type page struct {
-	Base    string // the mount point, "" at the root
-	Nav     string // the page, for the navigation bar
+	Base    string       // the mount point of the group's pages, "" at the root
+	Root    string       // the mount point of the handler
+	Switch  *groupSwitch // the group switcher, nil when one group is served
+	Nav     string       // the page, for the navigation bar
 	Title   string
 	Group   string
 	Now     time.Time // store clock
@@ -55,8 +57,9 @@ const partialHeader = "X-Easyjob-Partial"
 
 // render writes page name with status; a refresh request gets only its
 // live part. The page is rendered in full before anything is written.
-func (h *Handler) render(w http.ResponseWriter, r *http.Request, status int, name string, p page) {
-	p.Base, p.Nav, p.Group = baseOf(r), name, h.client.Group()
+func (h *site) render(w http.ResponseWriter, r *http.Request, status int, name string, p page) {
+	f := frameOf(r)
+	p.Base, p.Root, p.Nav, p.Group = f.base, f.root, name, h.client.Group()
 	if p.Refresh == 0 && name != "error" && name != "reschedule" && name != "schedule" && name != "forecast" {
 		p.Refresh = h.opts.Refresh.Milliseconds()
 	}
@@ -64,7 +67,16 @@ func (h *Handler) render(w http.ResponseWriter, r *http.Request, status int, nam
 	if p.CanAct {
 		p.CSRF = csrfToken(w, r)
 	}
-	tmpl, part := h.pages.byName[name], "layout.html"
+	if r.Header.Get(partialHeader) != "1" {
+		p.Switch = h.hub.switcher(r, name)
+	}
+	h.pages.write(w, r, status, name, p)
+}
+
+// write writes page name with status; a refresh request gets only its
+// live part. The page is rendered in full before anything is written.
+func (ps *pages) write(w http.ResponseWriter, r *http.Request, status int, name string, p page) {
+	tmpl, part := ps.byName[name], "layout.html"
 	if r.Header.Get(partialHeader) == "1" {
 		part = "livepart"
 	}
@@ -80,7 +92,7 @@ func (h *Handler) render(w http.ResponseWriter, r *http.Request, status int, nam
 }
 
 // fail renders the error page.
-func (h *Handler) fail(w http.ResponseWriter, r *http.Request, status int, msg string) {
+func (h *site) fail(w http.ResponseWriter, r *http.Request, status int, msg string) {
 	h.render(w, r, status, "error", page{Title: http.StatusText(status), Error: msg})
 }
 
@@ -97,14 +109,29 @@ func assetHandler() http.Handler {
 	})
 }
 
-type baseKey struct{}
+// frame is where a request is served: the mount point of its group's
+// pages (base: "" or "/prefix" at the root, "/prefix/g/name" for a group
+// of Options.Groups), of the handler (root), and its group ("" on the
+// pages of no group).
+type frame struct{ base, root, group string }
 
-func withBase(ctx context.Context, base string) context.Context {
-	return context.WithValue(ctx, baseKey{}, base)
+type frameKey struct{}
+
+func withFrame(ctx context.Context, f frame) context.Context {
+	return context.WithValue(ctx, frameKey{}, f)
 }
 
-// baseOf returns the mount point of the handler serving r.
-func baseOf(r *http.Request) string {
-	b, _ := r.Context().Value(baseKey{}).(string)
-	return b
+// frameOf returns the frame of r.
+func frameOf(r *http.Request) frame {
+	f, _ := r.Context().Value(frameKey{}).(frame)
+	return f
 }
+
+// baseOf returns the mount point of the pages of r's group.
+func baseOf(r *http.Request) string { return frameOf(r).base }
+
+// RequestGroup returns the group a request to the dashboard (or its JSON
+// API) reads or acts on: what Options.CanAct and Options.Actor may
+// consult: the client's group outside /g/{group}/, "" outside the
+// handler and on the all-groups overview.
+func RequestGroup(r *http.Request) string { return frameOf(r).group }

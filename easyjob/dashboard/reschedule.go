@@ -24,14 +24,14 @@ type rescheduleData struct {
 
 // reschedulePreview shows the fires a new cron would give the task before
 // anything is saved.
-func (h *Handler) reschedulePreview(w http.ResponseWriter, r *http.Request) {
+func (h *site) reschedulePreview(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	h.reschedulePage(w, r, http.StatusOK, q.Get("name"), q.Get("cron"), nil)
 }
 
 // reschedulePage validates cron for the task and renders the preview with
 // status (or 422 when cron is invalid); failed is an error a save gave.
-func (h *Handler) reschedulePage(w http.ResponseWriter, r *http.Request, status int, name, cron string, failed error) {
+func (h *site) reschedulePage(w http.ResponseWriter, r *http.Request, status int, name, cron string, failed error) {
 	t, err := h.client.Task(r.Context(), name)
 	if err != nil {
 		h.readFailed(w, r, name, err)

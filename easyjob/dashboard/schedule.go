@@ -228,7 +228,7 @@ func formInt(what, s string) (int, error) {
 }
 
 // newSchedule shows the empty form.
-func (h *Handler) newSchedule(w http.ResponseWriter, r *http.Request) {
+func (h *site) newSchedule(w http.ResponseWriter, r *http.Request) {
 	if !h.canAct(r) {
 		h.fail(w, r, http.StatusForbidden, "This dashboard is read-only for you: creating schedules is not allowed.")
 		return
@@ -239,7 +239,7 @@ func (h *Handler) newSchedule(w http.ResponseWriter, r *http.Request) {
 
 // createSchedule creates the form's schedule and shows its task page, or
 // the form again with the library's message.
-func (h *Handler) createSchedule(w http.ResponseWriter, r *http.Request) {
+func (h *site) createSchedule(w http.ResponseWriter, r *http.Request) {
 	if !h.formPost(w, r, "creating schedules") {
 		return
 	}
@@ -261,7 +261,7 @@ func (h *Handler) createSchedule(w http.ResponseWriter, r *http.Request) {
 }
 
 // editSchedule shows the form filled with a schedule's definition.
-func (h *Handler) editSchedule(w http.ResponseWriter, r *http.Request) {
+func (h *site) editSchedule(w http.ResponseWriter, r *http.Request) {
 	if !h.canAct(r) {
 		h.fail(w, r, http.StatusForbidden, "This dashboard is read-only for you: editing schedules is not allowed.")
 		return
@@ -280,7 +280,7 @@ func (h *Handler) editSchedule(w http.ResponseWriter, r *http.Request) {
 }
 
 // updateSchedule replaces a schedule's definition with the form's.
-func (h *Handler) updateSchedule(w http.ResponseWriter, r *http.Request) {
+func (h *site) updateSchedule(w http.ResponseWriter, r *http.Request) {
 	if !h.formPost(w, r, "editing schedules") {
 		return
 	}
@@ -306,7 +306,7 @@ func (h *Handler) updateSchedule(w http.ResponseWriter, r *http.Request) {
 
 // formPost checks a form's POST (may act, CSRF) and parses it, answering
 // the request itself when it fails.
-func (h *Handler) formPost(w http.ResponseWriter, r *http.Request, what string) bool {
+func (h *site) formPost(w http.ResponseWriter, r *http.Request, what string) bool {
 	if !h.canAct(r) {
 		h.fail(w, r, http.StatusForbidden, "This dashboard is read-only for you: "+what+" is not allowed.")
 		return false
@@ -325,7 +325,7 @@ func (h *Handler) formPost(w http.ResponseWriter, r *http.Request, what string) 
 
 // formFailed shows form f again with why err refused it: the library's
 // message for a refusal, only the kind of failure for a store error.
-func (h *Handler) formFailed(w http.ResponseWriter, r *http.Request, f scheduleForm, err error) {
+func (h *site) formFailed(w http.ResponseWriter, r *http.Request, f scheduleForm, err error) {
 	status, _, ok := classify(err)
 	f.Error = err.Error()
 	if !ok {
@@ -336,7 +336,7 @@ func (h *Handler) formFailed(w http.ResponseWriter, r *http.Request, f scheduleF
 }
 
 // schedulePage renders form f with status.
-func (h *Handler) schedulePage(w http.ResponseWriter, r *http.Request, status int, f scheduleForm) {
+func (h *site) schedulePage(w http.ResponseWriter, r *http.Request, status int, f scheduleForm) {
 	now, err := h.client.Now(r.Context())
 	if err != nil {
 		h.unavailable(w, r, err)
@@ -358,7 +358,7 @@ func (h *Handler) schedulePage(w http.ResponseWriter, r *http.Request, status in
 
 // knownHandlers lists the handler kinds the group's nodes published, for
 // the form to offer (none when the read fails: the field takes any kind).
-func (h *Handler) knownHandlers(r *http.Request) []easyjob.HandlerInfo {
+func (h *site) knownHandlers(r *http.Request) []easyjob.HandlerInfo {
 	hs, err := cached(r.Context(), h.cache, "handlers", func(ctx context.Context) ([]easyjob.HandlerInfo, error) {
 		return h.client.Handlers(ctx)
 	})
@@ -371,7 +371,7 @@ func (h *Handler) knownHandlers(r *http.Request) []easyjob.HandlerInfo {
 
 // triggerFailed shows the trigger-with-args form again with why the
 // library refused the args.
-func (h *Handler) triggerFailed(w http.ResponseWriter, r *http.Request, name string, err error) {
+func (h *site) triggerFailed(w http.ResponseWriter, r *http.Request, name string, err error) {
 	status, _, _ := classify(err)
 	h.schedulePage(w, r, status, scheduleForm{Mode: "trigger", Name: name, Args: r.PostFormValue("args"), Error: err.Error()})
 }

@@ -135,7 +135,7 @@ func TestScheduleForms(t *testing.T) {
 	}
 	waitUntil(t, "the run with n=5", func() bool { return node.saw(5) })
 	waitUntil(t, "the run on the task page", func() bool {
-		f.dash.cache.clear()
+		f.dash.clearCache()
 		_, body = f.get("/task?name=f1")
 		return strings.Contains(body, `data-kind="manual"`) && strings.Contains(body, `<code class="args" title="{&#34;n&#34;:5}">{&#34;n&#34;:5}</code>`)
 	})

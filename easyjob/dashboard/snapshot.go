@@ -37,7 +37,7 @@ func (s snapshot) nodeName(id int64) string {
 }
 
 // snapshot reads the overview, once per refresh interval for everyone.
-func (h *Handler) snapshot(ctx context.Context) (snapshot, error) {
+func (h *site) snapshot(ctx context.Context) (snapshot, error) {
 	return cached(ctx, h.cache, "overview", func(ctx context.Context) (snapshot, error) {
 		o, err := readOverview(ctx, h.client)
 		return snapshot{Overview: o, readAt: time.Now()}, err
@@ -46,7 +46,7 @@ func (h *Handler) snapshot(ctx context.Context) (snapshot, error) {
 
 // recentRuns reads the fires of the last window, newest first, once per
 // refresh interval for everyone.
-func (h *Handler) recentRuns(ctx context.Context, s snapshot, window time.Duration) ([]easyjob.ExecutionInfo, error) {
+func (h *site) recentRuns(ctx context.Context, s snapshot, window time.Duration) ([]easyjob.ExecutionInfo, error) {
 	return cached(ctx, h.cache, "recent?"+window.String(), func(ctx context.Context) ([]easyjob.ExecutionInfo, error) {
 		return readRecentRuns(ctx, h.client, s.Now.Add(-window), h.opts.MaxRuns)
 	})
@@ -63,7 +63,7 @@ type windowChoice struct {
 
 // timelineWindow reads ?window= (one of windowChoices or Options.Window),
 // and lists the choices.
-func (h *Handler) timelineWindow(r *http.Request) (time.Duration, []windowChoice) {
+func (h *site) timelineWindow(r *http.Request) (time.Duration, []windowChoice) {
 	w := h.opts.Window
 	if d, err := time.ParseDuration(r.URL.Query().Get("window")); err == nil && slices.Contains(windowChoices, d) {
 		w = d
@@ -83,7 +83,7 @@ func (h *Handler) timelineWindow(r *http.Request) (time.Duration, []windowChoice
 // unavailable answers a page whose reads failed. The error itself goes to
 // the log: a driver's error names the user, database and host, which a
 // page must not show.
-func (h *Handler) unavailable(w http.ResponseWriter, r *http.Request, err error) {
+func (h *site) unavailable(w http.ResponseWriter, r *http.Request, err error) {
 	h.opts.Logger.Error("easyjob dashboard: read failed", "path", r.URL.Path, "err", err)
 	h.fail(w, r, http.StatusServiceUnavailable, "Cannot read the schedule: "+failureKind(err)+". The service's log has the details.")
 }
@@ -102,13 +102,13 @@ func failureKind(err error) string {
 }
 
 // notFound answers a request about a task the group does not have.
-func (h *Handler) notFound(w http.ResponseWriter, r *http.Request, name string) {
+func (h *site) notFound(w http.ResponseWriter, r *http.Request, name string) {
 	h.fail(w, r, http.StatusNotFound, fmt.Sprintf("There is no task named %q in group %q.", name, h.client.Group()))
 }
 
 // readFailed answers a request whose read of task name failed with err
 // (not nil): 404 for an unknown task, else 503.
-func (h *Handler) readFailed(w http.ResponseWriter, r *http.Request, name string, err error) {
+func (h *site) readFailed(w http.ResponseWriter, r *http.Request, name string, err error) {
 	if errors.Is(err, easyjob.ErrTaskNotFound) {
 		h.notFound(w, r, name)
 		return

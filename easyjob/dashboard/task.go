@@ -72,7 +72,7 @@ type runRow struct {
 	Lag  time.Duration
 }
 
-func (h *Handler) task(w http.ResponseWriter, r *http.Request) {
+func (h *site) task(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	name := q.Get("name")
 	s, err := h.snapshot(r.Context())
@@ -121,7 +121,7 @@ func (h *Handler) task(w http.ResponseWriter, r *http.Request) {
 
 // historyFilter turns the page's filters into a history query and its
 // cache key, dropping filter values it does not know.
-func (h *Handler) historyFilter(d *taskData, before string, now time.Time) (easyjob.HistoryFilter, string) {
+func (h *site) historyFilter(d *taskData, before string, now time.Time) (easyjob.HistoryFilter, string) {
 	f := easyjob.HistoryFilter{Limit: pageSize}
 	if st, err := repository.ParseExecStatus(d.Status); err == nil {
 		f.Status = st

@@ -44,7 +44,7 @@ type taskRow struct {
 	Owner string // the claimer's name while doing
 }
 
-func (h *Handler) tasks(w http.ResponseWriter, r *http.Request) {
+func (h *site) tasks(w http.ResponseWriter, r *http.Request) {
 	s, err := h.snapshot(r.Context())
 	if err != nil {
 		h.unavailable(w, r, err)

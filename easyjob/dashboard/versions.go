@@ -20,7 +20,7 @@ func hasVersions(t easyjob.TaskInfo) bool { return t.Dynamic || t.Revision > 1 }
 // refresh interval for everyone (an action clears the cache). A failed
 // read does not fail the page: the section says what kind of failure it
 // was (the log has the error).
-func (h *Handler) taskVersions(r *http.Request, name string) ([]easyjob.Version, string) {
+func (h *site) taskVersions(r *http.Request, name string) ([]easyjob.Version, string) {
 	vs, err := cached(r.Context(), h.cache, "versions?"+name, func(ctx context.Context) ([]easyjob.Version, error) {
 		return h.client.Versions(ctx, name)
 	})

@@ -25,7 +25,7 @@ func TestTaskPageVersions(t *testing.T) {
 		Args: map[string]any{"to": "dev"}, Options: []easyjob.Option{easyjob.TZ("Europe/Paris")}}, easyjob.AllowUnknownHandler()); err != nil {
 		t.Fatal(err)
 	}
-	f.dash.cache.clear()
+	f.dash.clearCache()
 
 	code, body := f.get("/task?name=s")
 	if code != http.StatusOK {
@@ -47,7 +47,7 @@ func TestTaskPageVersions(t *testing.T) {
 	if _, err := f.client.Reschedule(f.ctx, xssName, "0 0 * * * *"); err != nil {
 		t.Fatal(err)
 	}
-	f.dash.cache.clear()
+	f.dash.clearCache()
 	_, body = f.get("/task?name=" + url.QueryEscape(xssName))
 	if !strings.Contains(body, `id="versions"`) || !strings.Contains(body, `data-revision="2"`) || !strings.Contains(body, "<code>0 0 * * * *</code>") {
 		t.Errorf("a rescheduled registered task: no version 2 in:\n%s", section(body, `id="versions"`))

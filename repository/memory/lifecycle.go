@@ -44,18 +44,7 @@ func (s *Store) Groups(ctx context.Context) ([]string, error) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var out []string
-	for g, names := range s.byName {
-		for _, id := range names {
-			if s.tasks[id].Status != repository.TaskRemoved {
-				out = append(out, g)
-				break
-			}
-		}
-	}
-	for _, n := range s.nodes {
-		out = append(out, n.Group)
-	}
+	out := s.groupsLocked()
 	slices.Sort(out)
 	return slices.Compact(out), nil
 }

@@ -346,7 +346,10 @@ func testPruneTombstones(e *env) {
 	}
 }
 
-func testGroups(e *env) {
+// threeGroups makes e's group with a task, the other group with a node,
+// and a group whose only task is removed, which it names.
+func (e *env) threeGroups() string {
+	e.t.Helper()
 	n := e.now()
 	e.upsert(def("a", n))
 	e.nodeIn(e.other(), "n")
@@ -355,6 +358,11 @@ func testGroups(e *env) {
 	if _, err := e.s.RemoveTask(e.ctx, gone, "x", repository.Removal{}); err != nil {
 		e.t.Fatal(err)
 	}
+	return gone
+}
+
+func testGroups(e *env) {
+	gone := e.threeGroups()
 	gs, err := e.s.Groups(e.ctx)
 	if err != nil {
 		e.t.Fatal(err)

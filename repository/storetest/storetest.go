@@ -65,6 +65,7 @@ func Run(t *testing.T, newStore func(t *testing.T) repository.Store) {
 		{"Revisions", revisionCases},
 		{"Calendars", calendarCases},
 		{"Backfill", backfillCases},
+		{"Groups", groupCases},
 	}
 	for _, sec := range sections {
 		t.Run(sec.name, func(t *testing.T) {
