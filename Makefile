@@ -3,7 +3,7 @@ GO ?= go
 EASYJOB_TEST_DSN ?= postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable
 export EASYJOB_TEST_DSN
 
-.PHONY: test lint lint-install bench bench-store chaos chaos-clock chaos-patroni quickstart
+.PHONY: test lint lint-install bench bench-store chaos chaos-clock chaos-patroni chaos-patroni-haproxy chaos-pgbouncer quickstart
 
 test: lint
 	$(GO) test -race -count=1 -timeout 15m ./...
@@ -68,6 +68,19 @@ chaos-clock:
 chaos-patroni:
 	@command -v patroni >/dev/null 2>&1 && command -v etcd >/dev/null 2>&1 || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq patroni etcd-server >/dev/null; }
 	$(GO) run ./cmd/easyjob chaos --procs 3 --tasks 30 --chain-depth 2 --patroni --fault-every 20s --duration 150s
+
+# The same through HAProxy (routing to the member whose Patroni REST API
+# answers 200 on GET /primary) instead of a multi-host DSN.
+chaos-patroni-haproxy:
+	@command -v patroni >/dev/null 2>&1 && command -v etcd >/dev/null 2>&1 && { command -v haproxy || test -x /usr/sbin/haproxy; } >/dev/null 2>&1 || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq patroni etcd-server haproxy >/dev/null; }
+	$(GO) run ./cmd/easyjob chaos --procs 3 --tasks 30 --chain-depth 2 --patroni --patroni-via haproxy --fault-every 20s --duration 150s
+
+# make chaos through a private PgBouncer (Debian's, pool_mode=transaction)
+# in front of the server: node kills and freezes take turns with
+# SIGKILLs of PgBouncer itself (started again 2 s later).
+chaos-pgbouncer:
+	@command -v pgbouncer >/dev/null 2>&1 || test -x /usr/sbin/pgbouncer || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq pgbouncer >/dev/null; }
+	$(GO) run ./cmd/easyjob chaos --procs 3 --tasks 100 --overlap-tasks 10 --duration 90s --pgbouncer
 
 quickstart:
 	$(GO) run ./examples/quickstart

@@ -6,6 +6,8 @@ import (
 	"flag"
 	"fmt"
 	"time"
+
+	"github.com/easyjob-go/easyjob/repository/postgres/pgbouncer"
 )
 
 // chaosOpts describes one chaos run.
@@ -25,6 +27,11 @@ type chaosOpts struct {
 	clockStep    time.Duration // step the database server's wall clock by this much, forward then back, as a fault (0 = never)
 	libfaketime  string        // path of libfaketime.so.1 with --clock-step
 	patroni      bool          // run on a private 3-member Patroni cluster and fail it over as faults
+	patroniVia   string        // how the nodes reach the Patroni cluster: multihost (a multi-host DSN) or haproxy
+	pgbouncer    bool          // the nodes connect through a private PgBouncer in pool_mode=transaction, restarted as a fault
+	pgbPool      int           // its default_pool_size
+	pgbDown      time.Duration // how long a pgbouncer-restart fault keeps it down
+	pgbUntold    bool          // the nodes' DSN does not say easyjob_pooler=transaction: they find out
 	seed         uint64
 	quiet        bool
 	keep         bool
@@ -48,13 +55,13 @@ func Chaos(ctx context.Context, args []string) int {
 }
 
 func (c *chaosCmd) flagSet() *flag.FlagSet {
-	fs := newFlagSet("chaos", "usage: easyjob chaos [flags]\n\nRuns --procs node processes on a fresh database with K tasks and, every\n--fault-every, alternately SIGKILLs a random node (restarting it after\n--restart-after) and SIGSTOPs another past the dead threshold (then SIGCONT),\noptionally restarting PostgreSQL (--pg-restart), stopping it (--pg-stop),\nsilencing the path to it (--silent-path) or stepping its clock\n(--clock-step). Reports failover times, duplicates, lost fires, fenced\nfinishes and processes that exited on their own.\nExit status 1 on a violation, a lost fire or a process that exited on its own. Flags:")
+	fs := newFlagSet("chaos", "usage: easyjob chaos [flags]\n\nRuns --procs node processes on a fresh database with K tasks and, every\n--fault-every, alternately SIGKILLs a random node (restarting it after\n--restart-after) and SIGSTOPs another past the dead threshold (then SIGCONT),\noptionally restarting PostgreSQL (--pg-restart), stopping it (--pg-stop),\nsilencing the path to it (--silent-path), stepping its clock\n(--clock-step) or restarting the PgBouncer the nodes go through\n(--pgbouncer). Reports failover times, duplicates, lost fires, fenced\nfinishes and processes that exited on their own.\nExit status 1 on a violation, a lost fire or a process that exited on its own. Flags:")
 	o := &c.opts
 	addRunFlags(fs, &o.admin, &o.params)
 	fs.IntVar(&o.procs, "procs", 3, "node processes")
 	fs.DurationVar(&o.duration, "duration", 60*time.Second, "run time")
 	fs.DurationVar(&o.warmup, "warmup", 8*time.Second, "time before the first fault")
-	fs.DurationVar(&o.faultEvery, "fault-every", 10*time.Second, "time between faults (kill, freeze[, pg-restart, pg-stop, silent-path, clock-step, switchover, primary-kill, patroni-kill] in turn)")
+	fs.DurationVar(&o.faultEvery, "fault-every", 10*time.Second, "time between faults (kill, freeze[, pg-restart, pg-stop, silent-path, clock-step, switchover, primary-kill, patroni-kill, pgbouncer-restart] in turn)")
 	fs.DurationVar(&o.restartAfter, "restart-after", 5*time.Second, "a killed node is restarted after this")
 	fs.DurationVar(&o.freezeFor, "freeze-for", 0, "a frozen node is resumed after this (0 = dead threshold + 3s)")
 	fs.StringVar(&o.pgRestart, "pg-restart", "", "shell command that restarts PostgreSQL (e.g. 'pg_ctlcluster 15 main restart'); empty = never")
@@ -62,6 +69,11 @@ func (c *chaosCmd) flagSet() *flag.FlagSet {
 	fs.DurationVar(&o.silentPath, "silent-path", 0, "as a fault in turn with the others, drop every byte between the nodes and PostgreSQL for this long without closing a socket (a NAT flush, a moved virtual IP); the nodes reach the server through a relay; 0 = never")
 	fs.DurationVar(&o.clockStep, "clock-step", 0, "as a fault in turn with the others, step the database server's wall clock by this much, forward, then back on its next turn (an NTP step, a failover to a standby whose clock differs); the nodes' clocks stay put. The run then uses a private PostgreSQL server started under libfaketime (Debian package faketime), not --dsn's; 0 = never")
 	fs.BoolVar(&o.patroni, "patroni", false, "run on a private PostgreSQL cluster of 3 Patroni members (synchronous mode) and one etcd started for the run, not --dsn's server; the nodes connect with a multi-host DSN (target_session_attrs=read-write), and switchover, primary-kill (SIGKILL the leader's postmaster) and patroni-kill (SIGKILL the leader's Patroni and PostgreSQL; its Patroni is restarted once writes are back) take turns with the other faults. Needs Debian's patroni and etcd-server packages")
+	fs.StringVar(&o.patroniVia, "patroni-via", "multihost", "with --patroni, how the nodes reach the leader: multihost (a multi-host DSN with target_session_attrs=read-write) or haproxy (Debian's haproxy on a port of its own, routing to the member whose Patroni REST API answers 200 on GET /primary)")
+	fs.BoolVar(&o.pgbouncer, "pgbouncer", false, "the nodes connect through a private PgBouncer (Debian's pgbouncer) in pool_mode=transaction in front of --dsn's server, with easyjob_pooler=transaction in their DSN; pgbouncer-restart (SIGKILL PgBouncer, start it again after --pgbouncer-down) takes turns with the other faults")
+	fs.IntVar(&o.pgbPool, "pgbouncer-pool", 20, "with --pgbouncer, its default_pool_size: server connections shared by every node")
+	fs.DurationVar(&o.pgbDown, "pgbouncer-down", 2*time.Second, "with --pgbouncer, how long a pgbouncer-restart keeps it down")
+	fs.BoolVar(&o.pgbUntold, "pgbouncer-untold", false, "with --pgbouncer, leave easyjob_pooler out of the nodes' DSN: each finds the pooler out by itself")
 	fs.StringVar(&o.pgCluster, "pg-cluster", "", "the cluster --pg-stop stops, as pg_ctlcluster's \"VERSION NAME\" (default: the newest under /etc/postgresql, main)")
 	fs.Uint64Var(&o.seed, "seed", 0, "random seed (0 = from the clock; printed)")
 	c.output.addFlags(fs)
@@ -111,8 +123,21 @@ func (c *chaosCmd) check(fs *flag.FlagSet) error {
 		if o.pgStop > 0 || o.pgRestart != "" || o.clockStep > 0 || o.silentPath > 0 {
 			return errors.New("--patroni runs a private cluster: it cannot be combined with --pg-stop, --pg-restart, --clock-step or --silent-path")
 		}
-		if err := checkPatroniTools(); err != nil {
+		if err := checkPatroniTools(o.patroniVia); err != nil {
 			return fmt.Errorf("--patroni: %w", err)
+		}
+	}
+	if o.pgbouncer {
+		// PgBouncer 1.18 fronts one host: not a Patroni cluster; the
+		// relay of --silent-path would sit on the same path.
+		if o.patroni || o.silentPath > 0 {
+			return errors.New("--pgbouncer cannot be combined with --patroni or --silent-path")
+		}
+		if o.pgbPool < 1 || o.pgbDown < 0 {
+			return errors.New("--pgbouncer-pool must be >= 1 and --pgbouncer-down >= 0")
+		}
+		if _, err := pgbouncer.Find(); err != nil {
+			return fmt.Errorf("--pgbouncer: %w", err)
 		}
 	}
 	_, dead, _ := o.params.effective()

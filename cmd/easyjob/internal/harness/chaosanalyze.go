@@ -267,7 +267,7 @@ func (res *chaosResult) findLost(tasks []string, byTask map[string][]fire, from,
 // server answered again each task fired (started) for the first time.
 func (res *chaosResult) analyzeResumes(byTask map[string][]fire) {
 	for _, f := range res.Faults {
-		if (f.Kind != "pg-restart" && f.Kind != "pg-stop" && f.Kind != "silent-path") || f.Until.IsZero() {
+		if !isDBOutage(f.Kind) || f.Until.IsZero() {
 			continue
 		}
 		back := f.Until.UnixNano()

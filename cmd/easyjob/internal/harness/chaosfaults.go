@@ -13,7 +13,7 @@ import (
 
 // event is a scheduled step of a chaos run: a fault to inject (kill,
 // freeze, pg-restart, pg-stop, silent-path, clock-step, switchover,
-// primary-kill, patroni-kill) or the end of one
+// primary-kill, patroni-kill, pgbouncer-restart) or the end of one
 // (restart, cont, heal).
 type event struct {
 	at   time.Time
@@ -34,7 +34,7 @@ func (r *chaosRun) schedule(t0 time.Time, recovery time.Duration) {
 	if r.o.patroni {
 		patroni = patroniOutage
 	}
-	tail := max(r.o.restartAfter, r.o.freezeFor, r.o.pgStop, r.o.silentPath, r.o.clockStep, patroni) + recovery + 4*time.Second
+	tail := max(r.o.restartAfter, r.o.freezeFor, r.o.pgStop, r.o.silentPath, r.o.clockStep, patroni, r.o.pgbDown) + recovery + 4*time.Second
 	kinds := faultKinds(r.o)
 	for i, at := 0, t0.Add(r.o.warmup); !at.After(r.end.Add(-tail)); i, at = i+1, at.Add(r.o.faultEvery) {
 		r.todo = append(r.todo, event{at: at, what: kinds[i%len(kinds)]})
@@ -58,6 +58,9 @@ func faultKinds(o chaosOpts) []string {
 	}
 	if o.patroni {
 		kinds = append(kinds, patroniKinds...)
+	}
+	if o.pgbouncer {
+		kinds = append(kinds, "pgbouncer-restart")
 	}
 	return kinds
 }
@@ -104,6 +107,10 @@ func (r *chaosRun) inject(ev event, now time.Time) {
 		r.endFault(ev.f)
 	case "clock-step":
 		r.stepClock()
+	case "pgbouncer-restart":
+		f := &fault{Kind: "pgbouncer-restart", At: now}
+		r.addFault(f)
+		r.pgWG.Go(func() { r.restartPgBouncer(f) })
 	case "switchover", "primary-kill", "patroni-kill":
 		// At is set again when the fault is issued, once the leader is
 		// known.

@@ -43,15 +43,17 @@ const (
 // nodes reach whichever member leads through a multi-host DSN with
 // target_session_attrs=read-write.
 type patroniCluster struct {
-	dir      string              // temp dir owned by postgres: etcd/, one dir per member
-	binDir   string              // PostgreSQL's bin directory (postgres, pg_ctl, initdb, pg_basebackup, pg_rewind)
-	cred     *syscall.Credential // the postgres OS user when run as root
-	etcdPort int
-	etcd     *groupProc
-	members  []*patroniMember
-	dsn      string // multi-host DSN of the postgres database, read-write member only
+	dir        string              // temp dir owned by postgres: etcd/, one dir per member
+	binDir     string              // PostgreSQL's bin directory (postgres, pg_ctl, initdb, pg_basebackup, pg_rewind)
+	cred       *syscall.Credential // the postgres OS user when run as root
+	etcdPort   int
+	etcd       *groupProc
+	members    []*patroniMember
+	dsn        string     // multi-host DSN of the postgres database, read-write member only
+	haproxy    *groupProc // --patroni-via haproxy; nil otherwise
+	haproxyDSN string     // the postgres database through haproxy
 
-	mu sync.Mutex // guards the members' proc (a patroni-kill restarts one)
+	mu sync.Mutex // guards the members' proc (a patroni-kill restarts one) and haproxy
 }
 
 // patroniMember is one Patroni process and the PostgreSQL it runs.
@@ -148,8 +150,9 @@ func patroniBinDir() (string, error) {
 	return dir, nil
 }
 
-// checkPatroniTools reports which programs --patroni needs are missing.
-func checkPatroniTools() error {
+// checkPatroniTools reports which programs --patroni needs are missing;
+// via is how the nodes reach the leader (--patroni-via).
+func checkPatroniTools(via string) error {
 	var missing []string
 	for _, prog := range []string{"patroni", "patronictl", "etcd"} {
 		if _, err := exec.LookPath(prog); err != nil {
@@ -158,6 +161,15 @@ func checkPatroniTools() error {
 	}
 	if len(missing) > 0 {
 		return fmt.Errorf("%s not found: install Debian's patroni and etcd-server packages (apt-get install -y patroni etcd-server)", strings.Join(missing, ", "))
+	}
+	switch via {
+	case "multihost":
+	case "haproxy":
+		if _, err := findSbin("haproxy"); err != nil {
+			return fmt.Errorf("--patroni-via haproxy: %w: install Debian's haproxy package (apt-get install -y haproxy)", err)
+		}
+	default:
+		return fmt.Errorf("--patroni-via %q: want multihost or haproxy", via)
 	}
 	_, err := patroniBinDir()
 	return err
@@ -595,7 +607,9 @@ func (c *patroniCluster) stop() {
 	var wg sync.WaitGroup
 	c.mu.Lock()
 	members := append([]*patroniMember(nil), c.members...)
+	hap := c.haproxy
 	c.mu.Unlock()
+	hap.stop(5 * time.Second)
 	for _, m := range members {
 		c.mu.Lock()
 		p := m.proc
@@ -745,6 +759,9 @@ func queryInt(ctx context.Context, dsn, query string, n *int, args ...any) error
 // PostgreSQL's output) into dir, which the run keeps.
 func (c *patroniCluster) saveLogs(dir string) {
 	logs := map[string]string{"patroni-etcd.log": filepath.Join(c.dir, "etcd", "etcd.log")}
+	if c.haproxy != nil {
+		logs["haproxy.log"] = c.haproxyLog()
+	}
 	for _, m := range c.members {
 		logs["patroni-"+m.name+".log"] = m.log()
 	}

@@ -160,7 +160,7 @@ func TestPatroniClusterStartStop(t *testing.T) {
 	if os.Getenv("EASYJOB_TEST_PATRONI") == "" {
 		t.Skip("set EASYJOB_TEST_PATRONI=1 to start a Patroni cluster")
 	}
-	if err := checkPatroniTools(); err != nil {
+	if err := checkPatroniTools("multihost"); err != nil {
 		t.Skip(err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)

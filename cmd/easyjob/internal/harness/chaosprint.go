@@ -27,7 +27,11 @@ func (r *chaosResult) print(w io.Writer) {
 		if isPatroniFault(f.Kind) {
 			note += f.patroniNote()
 		} else if f.Resume.N > 0 {
-			note += fmt.Sprintf("fires resumed %s (p50) / %s (max) after PostgreSQL answered; ", fmtMS(f.Resume.P50), fmtMS(f.Resume.Max))
+			what := "PostgreSQL"
+			if f.Kind == "pgbouncer-restart" {
+				what = "PgBouncer"
+			}
+			note += fmt.Sprintf("fires resumed %s (p50) / %s (max) after %s answered; ", fmtMS(f.Resume.P50), fmtMS(f.Resume.Max), what)
 		}
 		if f.Kind == "clock-step" {
 			note += f.clockNote()

@@ -9,7 +9,7 @@ const interruptWindow = 5 * time.Second
 
 // fault is one injected (or spontaneous) failure.
 type fault struct {
-	Kind    string    `json:"kind"` // kill | freeze | pg-restart | pg-stop | silent-path | clock-step | switchover | primary-kill | patroni-kill | exit (a process exited on its own)
+	Kind    string    `json:"kind"` // kill | freeze | pg-restart | pg-stop | silent-path | clock-step | switchover | primary-kill | patroni-kill | pgbouncer-restart | exit (a process exited on its own)
 	Proc    string    `json:"proc,omitempty"`
 	NodeIDs []int64   `json:"node_ids,omitempty"`
 	At      time.Time `json:"at"`
@@ -21,8 +21,8 @@ type fault struct {
 	NotFailedOver  int     `json:"not_failed_over,omitempty"`
 	ResumedOnSelf  int     `json:"resumed_on_same_node,omitempty"`
 	PGCommandError string  `json:"pg_command_error,omitempty"`
-	// Resume: pg-restart/pg-stop → for each task, its first fire after
-	// PostgreSQL answered again.
+	// Resume: pg-restart/pg-stop/silent-path/pgbouncer-restart → for each
+	// task, its first fire after PostgreSQL (or PgBouncer) answered again.
 	Resume latency `json:"resume_after_pg,omitempty"`
 	// Clock-step: the step of the database's clock (signed), the offset
 	// to the local clock a query saw right after it, each task's first

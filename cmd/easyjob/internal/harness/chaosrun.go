@@ -8,7 +8,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/easyjob-go/easyjob/repository/postgres"
 	"github.com/easyjob-go/easyjob/repository/postgres/netfault"
+	"github.com/easyjob-go/easyjob/repository/postgres/pgbouncer"
 )
 
 // chaosRun is one chaos run while it injects faults.
@@ -24,12 +26,13 @@ type chaosRun struct {
 	mu       sync.Mutex // guards res.Faults and the fault fields the PostgreSQL and clock goroutines write
 	pgWG     sync.WaitGroup
 	seenExit map[int]bool
-	count    map[string]int   // faults by kind
-	relay    *netfault.Relay  // between the nodes and PostgreSQL with --silent-path
-	clock    *fakeClockServer // the private server whose clock --clock-step steps
-	pat      *patroniCluster  // the private cluster --patroni fails over
-	patMu    sync.Mutex       // one Patroni fault at a time
-	ctx      context.Context  // the run's: ends the Patroni faults' waits on a SIGINT
+	count    map[string]int     // faults by kind
+	relay    *netfault.Relay    // between the nodes and PostgreSQL with --silent-path
+	clock    *fakeClockServer   // the private server whose clock --clock-step steps
+	pat      *patroniCluster    // the private cluster --patroni fails over
+	bouncer  *pgbouncer.Bouncer // the pooler --pgbouncer puts between the nodes and PostgreSQL
+	patMu    sync.Mutex         // one Patroni fault at a time
+	ctx      context.Context    // the run's: ends the Patroni faults' waits on a SIGINT
 }
 
 // runChaos creates a scratch database, runs o.procs node processes on it
@@ -56,8 +59,14 @@ func runChaos(ctx context.Context, o chaosOpts) (_ *chaosResult, err error) {
 		}
 		defer pat.stop() // deferred before the drop: runs after it
 		o.admin = pat.dsn
+		nodesVia := pat.dsn
+		if o.patroniVia == "haproxy" {
+			if nodesVia, err = pat.startHAProxy(ctx); err != nil {
+				return nil, fmt.Errorf("--patroni-via haproxy: %w", err)
+			}
+		}
 		if !o.quiet {
-			fmt.Fprintf(os.Stderr, "easyjob chaos: Patroni cluster (etcd + %d members) up in %.1fs; nodes use %s\n", patroniMembers, time.Since(started).Seconds(), pat.dsn)
+			fmt.Fprintf(os.Stderr, "easyjob chaos: Patroni cluster (etcd + %d members) up in %.1fs; nodes use %s\n", patroniMembers, time.Since(started).Seconds(), nodesVia)
 		}
 	}
 	var db *scratchDB
@@ -76,6 +85,18 @@ func runChaos(ctx context.Context, o chaosOpts) (_ *chaosResult, err error) {
 	}
 	p := o.params
 	p.DSN, p.Group = db.dsn, "chaos"
+	if pat != nil && pat.haproxy != nil {
+		if p.DSN, err = postgres.WithDatabase(pat.haproxyDSN, db.name); err != nil {
+			return nil, err
+		}
+	}
+	var bouncer *pgbouncer.Bouncer
+	if o.pgbouncer {
+		if bouncer, p.DSN, err = startChaosBouncer(ctx, o, db.dsn); err != nil {
+			return nil, err
+		}
+		defer bouncer.Stop() // after the nodes stopped, before the drop
+	}
 	var relay *netfault.Relay
 	if o.silentPath > 0 {
 		if relay, p.DSN, err = netfault.Listen(ctx, db.dsn); err != nil {
@@ -96,7 +117,7 @@ func runChaos(ctx context.Context, o chaosOpts) (_ *chaosResult, err error) {
 			LostThresholdMS: ms(dead + rec + 2*time.Second), FailoverBoundMS: ms(dead + rec + 500*time.Millisecond),
 		},
 		seenExit: map[int]bool{}, count: map[string]int{}, relay: relay, clock: clock,
-		pat: pat, ctx: ctx,
+		pat: pat, bouncer: bouncer, ctx: ctx,
 	}
 	for i := range o.procs {
 		if _, err := c.start(i); err != nil {
@@ -127,6 +148,9 @@ func runChaos(ctx context.Context, o chaosOpts) (_ *chaosResult, err error) {
 		res.Dir = dir
 		if pat != nil {
 			pat.saveLogs(dir)
+		}
+		if bouncer != nil {
+			keepBouncerLog(bouncer, dir)
 		}
 	} else {
 		os.RemoveAll(dir)
@@ -175,6 +199,9 @@ func (r *chaosRun) printProgress(prog *progress, now, t0 time.Time, fires int, r
 	if r.pat != nil {
 		patroni = fmt.Sprintf(", %d switchover, %d primary-kill, %d patroni-kill", r.count["switchover"], r.count["primary-kill"], r.count["patroni-kill"])
 	}
+	if r.bouncer != nil {
+		patroni += fmt.Sprintf(", %d pgbouncer-restart", r.count["pgbouncer-restart"])
+	}
 	prog.printf("chaos %3.0fs/%.0fs  procs %d/%d (%d frozen)  fires %d  %.0f/s  faults: %d kill, %d freeze, %d pg-restart, %d pg-stop, %d silent-path, %d clock-step%s, %d self-exit",
 		now.Sub(t0).Seconds(), r.o.duration.Seconds(), running, r.o.procs, frozen, fires,
 		rate, r.count["kill"], r.count["freeze"], r.count["pg-restart"], r.count["pg-stop"], r.count["silent-path"], r.count["clock-step"], patroni, r.count["exit"])
@@ -204,7 +231,7 @@ func (r *chaosRun) collect(t0, tEnd time.Time, lostAfter time.Duration) {
 	res.Fires = len(fires)
 	res.FiresPerSec = float64(len(fires)) / res.DurationSeconds
 	for _, f := range res.Faults {
-		if f.Kind == "pg-restart" || f.Kind == "pg-stop" || f.Kind == "silent-path" {
+		if isDBOutage(f.Kind) {
 			until := f.Until
 			if until.IsZero() {
 				until = tEnd

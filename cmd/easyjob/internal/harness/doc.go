@@ -22,7 +22,11 @@
 //     path to PostgreSQL with --silent-path and steps the database's clock
 //     with --clock-step, on a private server run under libfaketime; with
 //     --patroni it runs on a private 3-member Patroni cluster and switches
-//     it over, kills its leader's postmaster or its leader's Patroni), then
+//     it over, kills its leader's postmaster or its leader's Patroni, the
+//     nodes reaching it through a multi-host DSN or, with --patroni-via
+//     haproxy, through HAProxy; with --pgbouncer the nodes go through a
+//     private PgBouncer in transaction mode, which it SIGKILLs and starts
+//     again), then
 //     reports failover times, duplicates (allowed re-runs of interrupted
 //     fires vs violations), lost fires and processes that exited on their
 //     own.
