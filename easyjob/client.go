@@ -255,6 +255,25 @@ func fromSeconds(s float64) time.Duration {
 	return time.Duration(math.Round(s*1000)) * time.Millisecond
 }
 
+// Cancel asks the node running the task's fire to cancel its job's
+// context: within about a second (the nodes read requests each heartbeat
+// interval while they run jobs), the job sees ctx.Done() and
+// context.Cause(ctx) says who cancelled it. A run that then returns an
+// error is recorded with status cancelled, naming the actor; one that
+// finishes its work and returns nil is recorded succeeded. A job still
+// running 10 s after the cancel is reported by its node's log as ignoring
+// its context. Runs of fires due after the request are not touched.
+// Cancelling a step of a chain cancels that chain's run; its later steps
+// do not run and the chain is not resumed. The request is recorded in the
+// audit log. ErrNotRunning if no run of the task is in progress.
+func (c *Client) Cancel(ctx context.Context, name string) error {
+	_, err := c.store.Cancel(c.audited(ctx, "cancel", name, ""), c.group, name)
+	if err != nil {
+		return c.wrap("cancel", name, err)
+	}
+	return nil
+}
+
 // Trigger asks for one fire of the task as soon as possible. A paused task
 // runs once and stays paused; a task whose fire is running runs once more
 // right after it (never concurrently). The returned row is as written.

@@ -67,6 +67,9 @@ var (
 	// ErrBackfillInProgress is returned by Client.Backfill while an
 	// earlier backfill of the task has fires left.
 	ErrBackfillInProgress = repository.ErrBackfillInProgress
+	// ErrNotRunning is returned by Client.Cancel for a task with no run
+	// in progress.
+	ErrNotRunning = repository.ErrNotRunning
 	// ErrClaimLost reports a fenced write: the node no longer owned the task.
 	ErrClaimLost = repository.ErrClaimLost
 )

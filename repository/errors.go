@@ -25,6 +25,8 @@ var (
 	ErrBackfillInProgress = errors.New("easyjob: a backfill is in progress")
 	// ErrConflict means a control operation lost a version race repeatedly.
 	ErrConflict = errors.New("easyjob: concurrent update, try again")
+	// ErrNotRunning means a cancel found no run of the task in progress.
+	ErrNotRunning = errors.New("easyjob: task is not running")
 	// ErrNotifyUnavailable means a Notifier cannot listen where it is (a
 	// transaction pooler keeps no session to LISTEN on): the caller polls.
 	ErrNotifyUnavailable = errors.New("easyjob: notifications unavailable behind a transaction pooler")

@@ -30,6 +30,7 @@ type Runtime interface {
 	RecoveryStore
 	UpkeepStore
 	CalendarReader
+	CancelReader
 }
 
 // Control is the store as the operator's tools use it (easyjob.Client,
@@ -41,6 +42,7 @@ type Control interface {
 	TaskReader
 	HistoryStore
 	ControlStore
+	CancelStore
 	ScheduleStore
 	RevisionStore
 	HandlerStore

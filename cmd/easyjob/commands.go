@@ -47,6 +47,8 @@ var commands = []command{
 		operation{args: "NAME", minArgs: 1, maxArgs: 1, flags: controlFlags("trigger")}),
 	operator("backfill", "run a task for every fire it would have had in a past range, one after another (kind backfill)",
 		operation{args: "NAME --from TIME [--to TIME]", minArgs: 1, maxArgs: 1, flags: backfillFlags}),
+	operator("cancel", "cancel the run of a task in progress: its job's context ends on whichever node runs it (--wait: until it ends)",
+		operation{args: "NAME [--wait]", minArgs: 1, maxArgs: 1, flags: cancelFlags}),
 	operator("pause", "stop the fires of a task (a running fire completes)",
 		operation{args: "NAME", minArgs: 1, maxArgs: 1, flags: controlFlags("pause")}),
 	operator("resume", "let a paused task fire again",

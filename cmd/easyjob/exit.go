@@ -15,7 +15,7 @@ const (
 	exitNotFound = 3 // unknown task
 	exitInvalid  = 4 // invalid input (a cron expression, a schedule's arguments or handler kind)
 	exitInUse    = 5 // remove refused: a live node registers the task
-	exitRefused  = 6 // refused: trigger or backfill of a task no node would run (a chain step, or no live node registers it); update of a task registered in code; a backfill while one is in progress
+	exitRefused  = 6 // refused: trigger or backfill of a task no node would run (a chain step, or no live node registers it); update of a task registered in code; a backfill while one is in progress; a cancel of a task not running
 	exitExists   = 7 // create refused: the name is taken in the group
 )
 
@@ -42,7 +42,8 @@ func exitCode(err error) int {
 		return exitInUse
 	case errors.Is(err, easyjob.ErrTaskNotFound), errors.Is(err, easyjob.ErrCalendarNotFound):
 		return exitNotFound
-	case errors.Is(err, easyjob.ErrNotTriggerable), errors.Is(err, easyjob.ErrNotDynamic), errors.Is(err, easyjob.ErrBackfillInProgress):
+	case errors.Is(err, easyjob.ErrNotTriggerable), errors.Is(err, easyjob.ErrNotDynamic), errors.Is(err, easyjob.ErrBackfillInProgress),
+		errors.Is(err, easyjob.ErrNotRunning):
 		return exitRefused
 	case errors.Is(err, easyjob.ErrTaskExists):
 		return exitExists

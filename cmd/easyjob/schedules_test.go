@@ -55,6 +55,13 @@ func startEchoNode(t *testing.T, store repository.Store, group string) *echoNode
 	if err := s.Register("tick", "0 0 0 1 1 *", func(context.Context) error { return nil }); err != nil {
 		t.Fatal(err)
 	}
+	runScheduler(t, s)
+	return n
+}
+
+// runScheduler runs s until the test ends, once it is ready.
+func runScheduler(t *testing.T, s *easyjob.Scheduler) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- s.Run(ctx) }()
@@ -70,7 +77,6 @@ func startEchoNode(t *testing.T, store repository.Store, group string) *echoNode
 		}
 	})
 	waitFor(t, "the node to be ready", func() bool { return s.Health().Ready })
-	return n
 }
 
 // saw reports whether the handler ran task with n.

@@ -14,7 +14,7 @@ import (
 )
 
 // action runs one operator action from a form: op (trigger, pause,
-// resume, reschedule), name, cron (reschedule), args (trigger: JSON run
+// resume, reschedule, backfill, cancel), name, cron (reschedule), args (trigger: JSON run
 // arguments instead of the schedule's own), the CSRF token, and back
 // (the task list's query, when the form was on the list). It answers
 // 303 See Other to the page the form was on. The audit log records the
@@ -53,6 +53,8 @@ func (h *site) action(w http.ResponseWriter, r *http.Request) {
 		_, err = h.client.Reschedule(ctx, name, r.PostFormValue("cron"))
 	case "backfill":
 		err = h.backfill(ctx, name, r.PostFormValue("from"), r.PostFormValue("to"))
+	case "cancel":
+		err = h.client.Cancel(ctx, name)
 	default:
 		h.fail(w, r, http.StatusBadRequest, fmt.Sprintf("unknown action %q", op))
 		return
@@ -67,6 +69,9 @@ func (h *site) action(w http.ResponseWriter, r *http.Request) {
 		return
 	case errors.Is(err, easyjob.ErrNotTriggerable):
 		h.fail(w, r, http.StatusConflict, "Not triggered: "+err.Error())
+		return
+	case errors.Is(err, easyjob.ErrNotRunning):
+		h.fail(w, r, http.StatusConflict, "Not cancelled: "+err.Error()+" (its run ended)")
 		return
 	case errors.Is(err, easyjob.ErrInvalidBackfill), errors.Is(err, errBadTime):
 		h.fail(w, r, http.StatusUnprocessableEntity, "Not backfilled: "+err.Error())

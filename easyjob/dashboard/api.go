@@ -85,6 +85,7 @@ var apiRoutes = []apiRoute{
 	{http.MethodPost, "/tasks/{name}/resume", true, (*API).resume},
 	{http.MethodPost, "/tasks/{name}/trigger", true, (*API).trigger},
 	{http.MethodPost, "/tasks/{name}/backfill", true, (*API).backfill},
+	{http.MethodPost, "/tasks/{name}/cancel", true, (*API).cancel},
 	{http.MethodGet, "/tasks/{name}/history", false, (*API).history},
 	{http.MethodGet, "/tasks/{name}/versions", false, (*API).versions},
 	{http.MethodGet, "/tasks/{name}/explain", false, (*API).explain},
@@ -459,6 +460,22 @@ func (a *API) trigger(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
+// cancel asks the node running the task's fire to cancel its job: 202
+// with the task; 409 not_running when no run is in progress.
+func (a *API) cancel(w http.ResponseWriter, r *http.Request) error {
+	name := r.PathValue("name")
+	if err := a.client.Cancel(a.ctx(r), name); err != nil {
+		return err
+	}
+	a.wrote()
+	t, err := a.client.Task(r.Context(), name)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusAccepted, a.written(r.Context(), t))
+	return nil
+}
+
 // backfill runs a task for every fire of a past range: {"from", "to"}
 // (RFC 3339; "to" defaults to now). It answers the fires asked for.
 func (a *API) backfill(w http.ResponseWriter, r *http.Request) error {
@@ -728,6 +745,7 @@ const (
 	codeInUse           = "in_use"
 	codeInvalidBackfill = "invalid_backfill"
 	codeBackfillRunning = "backfill_in_progress"
+	codeNotRunning      = "not_running"
 	codeInternal        = "internal"
 )
 
@@ -754,6 +772,7 @@ var sentinelCodes = []struct {
 	{easyjob.ErrTaskInUse, http.StatusConflict, codeInUse},
 	{easyjob.ErrInvalidBackfill, http.StatusBadRequest, codeInvalidBackfill},
 	{easyjob.ErrBackfillInProgress, http.StatusConflict, codeBackfillRunning},
+	{easyjob.ErrNotRunning, http.StatusConflict, codeNotRunning},
 }
 
 // errorCodes lists every code the API answers, for the OpenAPI test.

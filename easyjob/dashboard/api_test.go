@@ -322,6 +322,8 @@ func TestAPIRefusals(t *testing.T) {
 		f.refused(400, codeInvalidArgs, `want object`, http.MethodPost, "/tasks/x/trigger", `{"args": [1]}`)
 		f.refused(400, codeRequest, `unknown field`, http.MethodPost, "/tasks/x/trigger", `{"argz": {}}`)
 		f.refused(404, codeNotFound, `"nope"`, http.MethodPost, "/tasks/nope/trigger", ``)
+		f.refused(409, codeNotRunning, `not running`, http.MethodPost, "/tasks/yearly/cancel", ``)
+		f.refused(404, codeNotFound, `"nope"`, http.MethodPost, "/tasks/nope/cancel", ``)
 		f.refused(409, codeNotDynamic, `yearly`, http.MethodPut, "/tasks/yearly", `{"handler": "echo", "cron": "* * * * *"}`)
 		f.refused(400, codeRequest, `renamed`, http.MethodPut, "/tasks/x", `{"name": "y", "handler": "echo", "cron": "* * * * *"}`)
 		f.refused(404, codeNotFound, `"nope"`, http.MethodPut, "/tasks/nope", `{"handler": "echo", "cron": "* * * * *"}`)

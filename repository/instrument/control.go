@@ -120,3 +120,7 @@ func (s *store) RemoveCalendar(ctx context.Context, group, name string) error {
 	})
 	return err
 }
+
+func (s *store) Cancel(ctx context.Context, group, name string) (repository.Task, error) {
+	return call(ctx, s, "Cancel", func(ctx context.Context) (repository.Task, error) { return s.inner.Cancel(ctx, group, name) })
+}

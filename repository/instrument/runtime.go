@@ -184,3 +184,9 @@ func (s *store) Handlers(ctx context.Context, group string) ([]repository.Handle
 func (s *store) Calendars(ctx context.Context, group string) ([]repository.Calendar, error) {
 	return call(ctx, s, "Calendars", func(ctx context.Context) ([]repository.Calendar, error) { return s.inner.Calendars(ctx, group) })
 }
+
+func (s *store) CancelsSince(ctx context.Context, group string, since time.Time) ([]repository.RunCancel, error) {
+	return call(ctx, s, "CancelsSince", func(ctx context.Context) ([]repository.RunCancel, error) {
+		return s.inner.CancelsSince(ctx, group, since)
+	})
+}

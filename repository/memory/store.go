@@ -43,6 +43,9 @@ type Store struct {
 	revisions map[repository.TaskID][]repository.Revision
 	// calendars are the exclusion calendars, group -> name -> calendar.
 	calendars map[string]map[string]repository.Calendar
+	// cancels are the latest cancel request of each task (the Postgres
+	// columns cancel_at and cancel_by).
+	cancels map[repository.TaskID]repository.RunCancel
 }
 
 // New returns an empty store.

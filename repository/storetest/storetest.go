@@ -66,6 +66,7 @@ func Run(t *testing.T, newStore func(t *testing.T) repository.Store) {
 		{"Calendars", calendarCases},
 		{"Backfill", backfillCases},
 		{"Groups", groupCases},
+		{"Cancel", cancelCases},
 	}
 	for _, sec := range sections {
 		t.Run(sec.name, func(t *testing.T) {

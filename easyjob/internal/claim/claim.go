@@ -72,10 +72,10 @@ type Claim struct {
 	void  atomic.Bool   // not confirmed: never fires, writes fenced
 
 	mu       sync.Mutex
-	waitFrom time.Time          // when it began to wait for a worker
-	cancel   context.CancelFunc // set while its job runs
-	record   recordState        // whether a start record is written
-	started  chan struct{}      // closed once the start record's outcome is known
+	waitFrom time.Time               // when it began to wait for a worker
+	cancel   context.CancelCauseFunc // set while its job runs
+	record   recordState             // whether a start record is written
+	started  chan struct{}           // closed once the start record's outcome is known
 	exec     repository.Execution
 	startErr error
 	next     *Claim   // the successor this claim's finish confirms, if any
@@ -364,23 +364,27 @@ func (c *Claim) WaitingSince() time.Time {
 
 // Run records the cancel of the job's context. When the start already
 // failed, or the claim is void, the job is cancelled at once.
-func (c *Claim) Run(cancel context.CancelFunc) {
+func (c *Claim) Run(cancel context.CancelCauseFunc) {
 	c.mu.Lock()
 	c.cancel = cancel
 	failed := c.startErr != nil || c.void.Load()
 	c.mu.Unlock()
 	if failed {
-		cancel()
+		cancel(nil)
 	}
 }
 
 // Stop cancels the job's context if it runs.
-func (c *Claim) Stop() {
+func (c *Claim) Stop() { c.StopWith(nil) }
+
+// StopWith cancels the job's context if it runs, with cause as
+// context.Cause reports it (an operator's cancel, say).
+func (c *Claim) StopWith(cause error) {
 	c.mu.Lock()
 	cancel := c.cancel
 	c.mu.Unlock()
 	if cancel != nil {
-		cancel()
+		cancel(cause)
 	}
 }
 

@@ -167,7 +167,7 @@ func TestSuccessorConfirmedOrVoid(t *testing.T) {
 func TestRunCancelledWhenVoidOrStartFailed(t *testing.T) {
 	c := claimIn(t, Fired)
 	c.SetStarted(repository.Execution{}, repository.ErrClaimLost)
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithCancelCause(context.Background())
 	c.Run(cancel)
 	if ctx.Err() == nil || !c.StartFailed() {
 		t.Fatal("a run whose start failed is not cancelled")
@@ -185,7 +185,7 @@ func TestRunCancelledWhenVoidOrStartFailed(t *testing.T) {
 	if st := s.Settle(p, repository.FinishResult{Err: repository.ErrClaimLost}, keepIn(s)); st.Cancelled != d || !d.Void() {
 		t.Fatalf("a fired successor of a fenced finish: %+v", st)
 	}
-	ctx, cancel = context.WithCancel(context.Background())
+	ctx, cancel = context.WithCancelCause(context.Background())
 	d.Run(cancel)
 	if ctx.Err() == nil {
 		t.Fatal("a void claim's run is not cancelled")

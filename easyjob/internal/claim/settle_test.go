@@ -120,9 +120,9 @@ func TestSettle(t *testing.T) {
 					if fired, _ := s.Fire([]*Claim{succ}); len(fired) != 1 {
 						t.Fatal("the successor did not fire")
 					}
-					var cancel context.CancelFunc
-					jobCtx, cancel = context.WithCancel(context.Background())
-					defer cancel()
+					var cancel context.CancelCauseFunc
+					jobCtx, cancel = context.WithCancelCause(context.Background())
+					defer cancel(nil)
 					succ.Run(cancel)
 				}
 			}

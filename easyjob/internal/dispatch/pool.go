@@ -42,7 +42,7 @@ type Pool struct {
 // poolJob is a launched claim and its context.
 type poolJob struct {
 	ctx    context.Context
-	cancel context.CancelFunc
+	cancel context.CancelCauseFunc
 	c      *claim.Claim
 }
 
@@ -119,7 +119,7 @@ func (p *Pool) launchLocked(c *claim.Claim) { p.handLocked(p.startLocked(c)) }
 
 // startLocked makes c running: its context, and its count in jobs.
 func (p *Pool) startLocked(c *claim.Claim) poolJob {
-	ctx, cancel := context.WithCancel(p.base)
+	ctx, cancel := context.WithCancelCause(p.base)
 	c.Run(cancel)
 	c.Slot = len(p.running)
 	p.running = append(p.running, c)
@@ -150,7 +150,7 @@ func (p *Pool) work(j poolJob) {
 		p.mu.Lock()
 		next, ok := p.freeLocked(j.c) // before Done: jobs must not touch zero between the two
 		p.mu.Unlock()
-		j.cancel()
+		j.cancel(nil)
 		p.jobs.Done()
 		if ok {
 			j = next
@@ -281,6 +281,30 @@ func (p *Pool) Busy() int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return len(p.running)
+}
+
+// Holds reports whether c's job holds a slot (runs).
+func (p *Pool) Holds(c *claim.Claim) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.holdsLocked(c)
+}
+
+// StopIf cancels, with cause, the context of every running job whose
+// claim satisfies match, and returns those claims.
+func (p *Pool) StopIf(match func(*claim.Claim) bool, cause error) []*claim.Claim {
+	p.mu.Lock()
+	var hit []*claim.Claim
+	for _, c := range p.running {
+		if match(c) {
+			hit = append(hit, c)
+		}
+	}
+	p.mu.Unlock()
+	for _, c := range hit {
+		c.StopWith(cause)
+	}
+	return hit
 }
 
 // CancelAll cancels the context of every running job.

@@ -72,9 +72,10 @@ func (n *Node) executeChain(ctx context.Context, c *claim.Claim) {
 	}
 	if succeeded {
 		o.resume = n.runChildren(runCtx, c.Spec, c.Task.NextStartTime, exec.ID, c.Batch(), prior.steps())
-		// Cut short by its overlap policy (the next fire came), the chain
-		// is not resumed: the next fire replaces it.
-		o.resume = o.resume && overlapOf(runCtx) == nil
+		// Cut short by its overlap policy (the next fire came) or by an
+		// operator's cancel, the chain is not resumed: the next fire
+		// replaces it.
+		o.resume = o.resume && overlapOf(runCtx) == nil && cancelOf(runCtx) == nil
 		n.pool.Done(c)
 		if o.resume {
 			n.log.Warn().Str("task", c.Spec.Name).Time("scheduled", c.Task.NextStartTime).

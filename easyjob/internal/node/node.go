@@ -68,6 +68,7 @@ type Node struct {
 	outage    *outage // keeps a database outage to a few log lines
 
 	cals       calendars                              // the group's exclusion calendars (calendars.go)
+	cancels    cancelReader                           // operators' cancel requests (cancel.go); owned by its loop
 	collisions atomic.Pointer[[]repository.Collision] // the last checkCollisions found
 	stats      stats
 	hooks      *Hooks
@@ -190,6 +191,7 @@ func (n *Node) Run(ctx context.Context) error {
 	workWG.Go(func() { loop(work, n.outage, "reconcile", n.cfg.HeartbeatInterval, n.reconcileNow, n.reconcileStep) })
 	workWG.Go(func() { n.boss(work) })
 	workWG.Go(func() { n.watchHandovers(work) })
+	workWG.Go(func() { loop(work, n.outage, "cancels", n.cfg.HeartbeatInterval, nil, n.readCancels) })
 	if l, ok := n.store.(repository.Notifier); ok {
 		workWG.Go(func() { n.listen(work, l) })
 	}

@@ -180,6 +180,11 @@ func (n *Node) call(ctx context.Context, sp *spec.Spec, t *repository.Task, sche
 	switch {
 	case err != nil && sp.Opts.Overlap == repository.OverlapTerminate && terminated(err):
 		status = repository.ExecCancelled
+	case err != nil && cancelOf(ctx) != nil:
+		// Cancelled by an operator (cancel.go); a job that finished its
+		// work anyway and returned nil succeeded.
+		status = repository.ExecCancelled
+		err = fmt.Errorf("%w: %w", cancelOf(ctx), err)
 	case oc != nil && err != nil:
 		// Cancelled by the task's overlap policy: the job returned an
 		// error after its context ended.

@@ -43,6 +43,17 @@ type Spec struct {
 	Children []*Spec // registration order
 }
 
+// HasStep reports whether a task named name is a step of s's chain (a
+// descendant of s).
+func (s *Spec) HasStep(name string) bool {
+	for _, c := range s.Children {
+		if c.Name == name || c.HasStep(name) {
+			return true
+		}
+	}
+	return false
+}
+
 // ForRow returns the spec a claim of row t runs: s itself for a task
 // registered in code; for a schedule created at runtime (t.Dynamic), a
 // copy of its handler s under the row's name, cron and options. An error
