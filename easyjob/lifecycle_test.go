@@ -2,9 +2,13 @@ package easyjob
 
 import (
 	"errors"
+	"slices"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/easyjob-go/easyjob/easyjob/observe"
 	"github.com/easyjob-go/easyjob/repository"
 	"github.com/easyjob-go/easyjob/repository/memory"
 )
@@ -174,8 +178,10 @@ func TestStaleTasksAndRemove(t *testing.T) {
 // them.
 func TestPruneStaleTasks(t *testing.T) {
 	store := memory.New()
+	removed := &removals{}
 	_, v2 := staleSetup(t, store, "prune", func(c Config) Config {
 		c.StaleTaskExpiry = 3 * time.Second
+		c.Observer = removed
 		return c
 	})
 	ctx := t.Context()
@@ -216,6 +222,36 @@ func TestPruneStaleTasks(t *testing.T) {
 	if _, err := store.Task(ctx, "prune", "keep"); err != nil {
 		t.Errorf("keep pruned: %v", err)
 	}
+	// The observer learns of each removal, so metrics drop its series.
+	if got := removed.tasks(); !slices.Equal(got, []string{"drop", "drop-kid"}) {
+		t.Errorf("EventTaskRemoved for %v, want drop and drop-kid", got)
+	}
+}
+
+// removals records the tasks of the EventTaskRemoved it observes.
+type removals struct {
+	mu    sync.Mutex
+	names []string
+}
+
+func (r *removals) Observe(e observe.Event) {
+	if e.Kind != observe.EventTaskRemoved {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.names = append(r.names, e.Group+"/"+e.Task)
+}
+
+func (r *removals) tasks() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := make([]string, 0, len(r.names))
+	for _, n := range r.names {
+		out = append(out, strings.TrimPrefix(n, "prune/"))
+	}
+	slices.Sort(out)
+	return out
 }
 
 func TestNewValidatesConfig(t *testing.T) {

@@ -61,6 +61,9 @@ const (
 	EventGauges
 	// EventStoreOp: one store call. Op (the method), Duration, Err.
 	EventStoreOp
+	// EventTaskRemoved: the node removed a task (stale past
+	// StaleTaskExpiry): its series can go. Task.
+	EventTaskRemoved
 )
 
 // Trigger says why a fire ran: the kind its run is recorded with.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/easyjob-go/easyjob/easyjob/observe"
 	"github.com/easyjob-go/easyjob/repository"
 )
 
@@ -103,6 +104,7 @@ func (n *Node) pruneStale(ctx context.Context) error {
 		}
 		for _, r := range removed {
 			n.log.Info().Str("task", r.Name).Time("stale_since", t.StaleSince).Msg("easyjob: removed a stale task")
+			n.observe(observe.Event{Kind: observe.EventTaskRemoved, Task: r.Name})
 		}
 	}
 	return nil

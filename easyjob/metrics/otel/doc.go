@@ -39,6 +39,14 @@
 //	easyjob.task_last_success_timestamp, easyjob.task_interval,
 //	easyjob.build_info                                                   gauges (observed at collection)
 //
+// The op attribute is the store method in snake_case (Finish → finish,
+// CancelsSince → cancels_since); a chain step's easyjob.task_interval is
+// its root's. WithoutTaskLabel, WithoutTaskGauges and
+// WithoutDurationBuckets bound the series as in easyjob/metrics/prom; a
+// removed task (observe.EventTaskRemoved) and one idle past WithTaskTTL
+// lose their gauges, and their counters and histogram too under delta
+// temporality (the SDK keeps every cumulative series it has seen).
+//
 // WithNodes(client) makes easyjob.nodes count the node table's rows by
 // state (live, leaving, suspect, dead) at collection time, as in
 // easyjob/metrics/prom.

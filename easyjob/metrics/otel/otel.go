@@ -3,8 +3,6 @@ package otel
 import (
 	"context"
 	"fmt"
-	"math"
-	"sync/atomic"
 	"time"
 
 	"go.opentelemetry.io/otel"
@@ -49,6 +47,9 @@ type options struct {
 	mp      metric.MeterProvider
 	listers []NodeLister
 	timeout time.Duration
+
+	noTaskLabel, noTaskGauges, noDurationBuckets bool
+	taskTTL                                      time.Duration
 }
 
 // WithTracerProvider sets where spans go (default, or nil: the global
@@ -77,6 +78,32 @@ func WithNodesTimeout(d time.Duration) Option {
 	return func(o *options) { o.timeout = d }
 }
 
+// WithoutTaskLabel aggregates easyjob.fires, easyjob.runs,
+// easyjob.misfires and easyjob.run_duration per group (spans keep
+// easyjob.task). It, WithoutTaskGauges, WithoutDurationBuckets and
+// WithTaskTTL bound the series as their namesakes in easyjob/metrics/prom
+// do, with these differences. WithoutDurationBuckets: easyjob.run_duration
+// gets one bucket bound (1 h), the fewest the metric API can advise (none
+// means the SDK's defaults); for none, give the instrument a View with
+// AggregationExplicitBucketHistogram{Boundaries: []float64{}}.
+// WithTaskTTL, and a removal (observe.EventTaskRemoved): a forgotten
+// task's gauges go at the next collection, its counters and histogram
+// only under delta temporality (the SDK keeps every cumulative series it
+// has seen).
+func WithoutTaskLabel() Option { return func(o *options) { o.noTaskLabel = true } }
+
+// WithoutTaskGauges drops easyjob.task_last_success_timestamp and
+// easyjob.task_interval (see WithoutTaskLabel).
+func WithoutTaskGauges() Option { return func(o *options) { o.noTaskGauges = true } }
+
+// WithoutDurationBuckets gives easyjob.run_duration one bucket bound (see
+// WithoutTaskLabel).
+func WithoutDurationBuckets() Option { return func(o *options) { o.noDurationBuckets = true } }
+
+// WithTaskTTL forgets a task idle on this replica for d and 4 of its
+// intervals (see WithoutTaskLabel). Default 0: kept until removed.
+func WithTaskTTL(d time.Duration) Option { return func(o *options) { o.taskTTL = d } }
+
 // Observer is an observe.RunObserver that traces every run and records
 // the easyjob metrics through the OpenTelemetry metric API. Create it
 // with New and give it to every Scheduler of the process
@@ -88,7 +115,9 @@ type Observer struct {
 	lag, duration, recoveryDelay, storeOps                           metric.Float64Histogram
 	reg                                                              metric.Registration
 
-	tasks  core.Tasks[taskSeries]
+	cfg    options
+	tasks  core.Tasks[taskState]  // per task
+	series core.Tasks[taskSeries] // per task, or per group WithoutTaskLabel
 	groups core.Tasks[groupSeries]
 	ops    core.Tasks[[]metric.RecordOption]
 	gauges core.Gauges
@@ -96,14 +125,20 @@ type Observer struct {
 	build  metric.ObserveOption
 }
 
-// taskSeries holds one task's attribute sets, built once.
+// taskState is what the Observer knows of one task.
+type taskState struct {
+	series  *taskSeries
+	observe metric.ObserveOption // group, task
+	core.TaskState
+}
+
+// taskSeries holds one task's attribute sets (one group's WithoutTaskLabel),
+// built once.
 type taskSeries struct {
-	fires       [len(core.Triggers)][]metric.AddOption
-	runs        [len(core.RunStatuses)][]metric.AddOption
-	task        []metric.RecordOption // group, task
-	observe     metric.ObserveOption  // group, task
-	lastSuccess atomic.Uint64         // float64 bits of the Unix time; 0 before the first success
-	cron        atomic.Pointer[string]
+	attrs []attribute.KeyValue // group, task (group WithoutTaskLabel)
+	fires [len(core.Triggers)][]metric.AddOption
+	runs  [len(core.RunStatuses)][]metric.AddOption
+	task  []metric.RecordOption
 }
 
 // groupSeries holds one group's attribute sets, built once.
@@ -130,6 +165,7 @@ func New(opts ...Option) (*Observer, error) {
 	}
 	version, goVersion := core.Version()
 	o := &Observer{
+		cfg:    cfg,
 		tracer: cfg.tp.Tracer(ScopeName, trace.WithInstrumentationVersion(version)),
 		nodes:  core.Nodes{Listers: core.Listers(cfg.listers), Timeout: cfg.timeout, TTL: 5 * time.Second},
 		build:  metric.WithAttributes(attribute.String("version", version), attribute.String("goversion", goVersion)),
@@ -137,17 +173,26 @@ func New(opts ...Option) (*Observer, error) {
 	if err := o.instruments(cfg.mp.Meter(ScopeName, metric.WithInstrumentationVersion(version))); err != nil {
 		return nil, fmt.Errorf("otel: create instruments: %w", err)
 	}
-	o.tasks.New = func(k core.Key) *taskSeries {
-		t := &taskSeries{}
+	o.series.New = func(k core.Key) *taskSeries {
+		t := &taskSeries{attrs: []attribute.KeyValue{attribute.String("group", k.Group), attribute.String("task", k.Task)}}
+		if cfg.noTaskLabel {
+			t.attrs = t.attrs[:1:1]
+		}
 		for i, tr := range core.Triggers {
-			t.fires[i] = addOpts(attribute.String("group", k.Group), attribute.String("task", k.Task), attribute.String("trigger", string(tr)))
+			t.fires[i] = addOpts(append(t.attrs, attribute.String("trigger", string(tr)))...)
 		}
 		for i, s := range core.RunStatuses {
-			t.runs[i] = addOpts(attribute.String("group", k.Group), attribute.String("task", k.Task), attribute.String("status", string(s)))
+			t.runs[i] = addOpts(append(t.attrs, attribute.String("status", string(s)))...)
 		}
-		set := attribute.NewSet(attribute.String("group", k.Group), attribute.String("task", k.Task))
-		t.task = []metric.RecordOption{metric.WithAttributeSet(set)}
-		t.observe = metric.WithAttributeSet(set)
+		t.task = []metric.RecordOption{metric.WithAttributeSet(attribute.NewSet(t.attrs...))}
+		return t
+	}
+	o.tasks.New = func(k core.Key) *taskState {
+		t := &taskState{observe: metric.WithAttributes(attribute.String("group", k.Group), attribute.String("task", k.Task))}
+		if cfg.noTaskLabel {
+			k.Task = ""
+		}
+		t.series = o.series.Get(k.Group, k.Task)
 		return t
 	}
 	o.groups.New = func(k core.Key) *groupSeries {
@@ -167,7 +212,7 @@ func New(opts ...Option) (*Observer, error) {
 		return s
 	}
 	o.ops.New = func(k core.Key) *[]metric.RecordOption {
-		r := []metric.RecordOption{metric.WithAttributes(attribute.String("group", k.Group), attribute.String("op", k.Task))}
+		r := []metric.RecordOption{metric.WithAttributes(attribute.String("group", k.Group), attribute.String("op", core.OpLabel(k.Task)))}
 		return &r
 	}
 	return o, nil
@@ -198,9 +243,13 @@ func (o *Observer) instruments(m metric.Meter) error {
 	o.handovers = counter("easyjob.handovers", "{claim}", "Claims handed to a peer by a finish (the strategy moved the task).")
 	o.hbFailures = counter("easyjob.heartbeat_failures", "{heartbeat}", "Heartbeats that could not be written.")
 	o.lag = histogram("easyjob.start_lag", "Start minus scheduled time of every fire (database clock; a chain child counts from its parent's scheduled time).", core.LagBuckets)
-	o.duration = histogram("easyjob.run_duration", "How long jobs ran.", core.RunBuckets)
+	runBuckets := core.RunBuckets
+	if o.cfg.noDurationBuckets {
+		runBuckets = runBuckets[len(runBuckets)-1:]
+	}
+	o.duration = histogram("easyjob.run_duration", "How long jobs ran.", runBuckets)
 	o.recoveryDelay = histogram("easyjob.recovery_delay", "How long a recovered task had been due when this replica recovered it.", core.RecoveryBuckets)
-	o.storeOps = histogram("easyjob.store_operation_duration", "Store calls by method (Listen: one LISTEN session).", core.StoreBuckets)
+	o.storeOps = histogram("easyjob.store_operation_duration", "Store calls by method in snake_case (listen: one LISTEN session).", core.StoreBuckets)
 
 	nodes, err := m.Int64ObservableGauge("easyjob.nodes", metric.WithUnit("{node}"),
 		metric.WithDescription("Nodes of the group by state (live, leaving, suspect, dead); without WithNodes only live, in this replica's view."))
@@ -213,7 +262,7 @@ func (o *Observer) instruments(m metric.Meter) error {
 		metric.WithDescription("When the task's last successful run on this replica ended (Unix time)."))
 	errs = append(errs, err)
 	interval, err := m.Float64ObservableGauge("easyjob.task_interval", metric.WithUnit("s"),
-		metric.WithDescription("Longest gap between consecutive fires of the task's cron: the unit of a 'not succeeded within N intervals' alert."))
+		metric.WithDescription("Longest gap between consecutive fires of the task's cron (a chain step: of its root's): the unit of a 'not succeeded within N intervals' alert."))
 	errs = append(errs, err)
 	build, err := m.Int64ObservableGauge("easyjob.build_info", metric.WithDescription("The easyjob version and Go version of this binary; always 1."))
 	errs = append(errs, err)
@@ -248,16 +297,17 @@ func (o *Observer) observeGauges(ctx context.Context, ob metric.Observer, nodes,
 		ob.ObserveInt64(held, int64(g.Held), gs.observe)
 		ob.ObserveInt64(busy, int64(g.Busy), gs.observe)
 	}
-	o.tasks.Each(func(k core.Key, t *taskSeries) {
-		if bits := t.lastSuccess.Load(); bits != 0 {
-			ob.ObserveFloat64(last, math.Float64frombits(bits), t.observe)
-		}
-		if p := t.cron.Load(); p != nil {
-			if d, ok := core.Interval(*p); ok {
+	o.sweep()
+	if !o.cfg.noTaskGauges {
+		o.tasks.Each(func(_ core.Key, t *taskState) {
+			if v, ok := t.LastSuccess(); ok {
+				ob.ObserveFloat64(last, v, t.observe)
+			}
+			if d, ok := t.Interval(); ok {
 				ob.ObserveFloat64(interval, d.Seconds(), t.observe)
 			}
-		}
-	})
+		})
+	}
 	ob.ObserveInt64(build, 1, o.build)
 	if err != nil {
 		return fmt.Errorf("otel: read nodes: %w", err)
@@ -281,26 +331,21 @@ func (o *Observer) Observe(e observe.Event) {
 	case observe.EventFire:
 		t := o.tasks.Get(e.Group, e.Task)
 		if i := core.TriggerIndex(e.Trigger); i >= 0 {
-			o.fires.Add(ctx, 1, t.fires[i]...)
+			o.fires.Add(ctx, 1, t.series.fires[i]...)
 		} else {
-			o.fires.Add(ctx, 1, metric.WithAttributes(attribute.String("group", e.Group), attribute.String("task", e.Task), attribute.String("trigger", string(e.Trigger))))
+			o.fires.Add(ctx, 1, metric.WithAttributes(append(t.series.attrs, attribute.String("trigger", string(e.Trigger)))...))
 		}
-		if p := t.cron.Load(); p == nil || *p != e.Cron {
-			c := e.Cron
-			t.cron.Store(&c)
-		}
+		t.Fired(e)
 		o.lag.Record(ctx, e.Lag.Seconds(), o.groups.Get(e.Group, "").record...)
 	case observe.EventRunEnd:
 		t := o.tasks.Get(e.Group, e.Task)
 		if i := core.StatusIndex(e.Status); i >= 0 {
-			o.runs.Add(ctx, 1, t.runs[i]...)
+			o.runs.Add(ctx, 1, t.series.runs[i]...)
 		} else {
-			o.runs.Add(ctx, 1, metric.WithAttributes(attribute.String("group", e.Group), attribute.String("task", e.Task), attribute.String("status", string(e.Status))))
+			o.runs.Add(ctx, 1, metric.WithAttributes(append(t.series.attrs, attribute.String("status", string(e.Status)))...))
 		}
-		o.duration.Record(ctx, e.Duration.Seconds(), t.task...)
-		if e.Status == repository.ExecSucceeded {
-			t.lastSuccess.Store(math.Float64bits(float64(e.At.UnixNano()) / 1e9))
-		}
+		o.duration.Record(ctx, e.Duration.Seconds(), t.series.task...)
+		t.Ended(e)
 	case observe.EventClaim:
 		g := o.groups.Get(e.Group, "")
 		o.claims.Add(ctx, int64(e.Count), g.won...)
@@ -311,7 +356,7 @@ func (o *Observer) Observe(e observe.Event) {
 		o.recoveries.Add(ctx, int64(max(e.Count, 1)), g.group...)
 		o.recoveryDelay.Record(ctx, e.Lag.Seconds(), g.record...)
 	case observe.EventMisfire:
-		o.misfires.Add(ctx, 1, metric.WithAttributes(attribute.String("group", e.Group), attribute.String("task", e.Task), attribute.String("policy", string(e.Misfire))))
+		o.misfires.Add(ctx, 1, metric.WithAttributes(append(o.tasks.Get(e.Group, e.Task).series.attrs, attribute.String("policy", string(e.Misfire)))...))
 	case observe.EventHandover:
 		o.handovers.Add(ctx, 1, o.groups.Get(e.Group, "").group...)
 	case observe.EventHeartbeatFailed:
@@ -320,6 +365,26 @@ func (o *Observer) Observe(e observe.Event) {
 		o.gauges.Set(e)
 	case observe.EventStoreOp:
 		o.storeOps.Record(ctx, e.Duration.Seconds(), *o.ops.Get(e.Group, e.Op)...)
+	case observe.EventTaskRemoved:
+		o.forget(e.Group, e.Task)
+	}
+}
+
+// forget stops reporting (group, task): its gauges go at the next
+// collection. The SDK keeps the cumulative series of its counters and
+// histogram (it has no way to delete one); with the task label, the next
+// event of the task reuses them.
+func (o *Observer) forget(group, task string) {
+	o.tasks.Delete(group, task)
+	if !o.cfg.noTaskLabel {
+		o.series.Delete(group, task)
+	}
+}
+
+// sweep forgets the tasks idle past the TTL (WithTaskTTL).
+func (o *Observer) sweep() {
+	for _, k := range core.Idle(&o.tasks, o.cfg.taskTTL, func(t *taskState) *core.TaskState { return &t.TaskState }) {
+		o.forget(k.Group, k.Task)
 	}
 }
 
@@ -352,6 +417,9 @@ func (o *Observer) StartRun(ctx context.Context, r observe.RunInfo) (context.Con
 		opts = append(opts, trace.WithSpanKind(trace.SpanKindServer), trace.WithNewRoot())
 	}
 	ctx, span := o.tracer.Start(ctx, r.Task, opts...)
+	if !o.cfg.noTaskGauges {
+		ctx = o.tasks.Get(r.Group, r.Task).Chain.StartRun(ctx, r) // a chain step's interval is its root's
+	}
 	return ctx, func(res observe.RunResult) {
 		span.SetAttributes(KeyStatus.String(string(res.Status)))
 		if res.Status != repository.ExecSucceeded && res.Status != repository.ExecSkipped {

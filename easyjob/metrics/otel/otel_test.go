@@ -161,7 +161,7 @@ func TestSpansAndMetrics(t *testing.T) {
 	if got := histCount(rm, "easyjob.start_lag", "group", cfg.Group); got != uint64(h.Total) {
 		t.Errorf("start lag count %d, history %d", got, h.Total)
 	}
-	if got := histCount(rm, "easyjob.store_operation_duration", "op", "Heartbeat"); got == 0 {
+	if got := histCount(rm, "easyjob.store_operation_duration", "op", "heartbeat"); got == 0 {
 		t.Error("no heartbeat store operation recorded")
 	}
 	if v, ok := gaugeValue(rm, "easyjob.task_last_success_timestamp", "task", "parent"); !ok || v < float64(time.Now().Add(-time.Minute).Unix()) {
@@ -170,8 +170,11 @@ func TestSpansAndMetrics(t *testing.T) {
 	if _, ok := gaugeValue(rm, "easyjob.task_last_success_timestamp", "task", "bad"); ok {
 		t.Error("a task that never succeeded has a last success")
 	}
-	if v, ok := gaugeValue(rm, "easyjob.task_interval", "task", "bad"); !ok || v != 1 {
-		t.Errorf("interval of bad = %v (found %v)", v, ok)
+	// A chain step's interval is its root's, through every level.
+	for _, task := range []string{"bad", "child", "grandchild"} {
+		if v, ok := gaugeValue(rm, "easyjob.task_interval", "task", task); !ok || v != 1 {
+			t.Errorf("interval of %s = %v (found %v)", task, v, ok)
+		}
 	}
 	if v, ok := gaugeValue(rm, "easyjob.build_info"); !ok || v != 1 {
 		t.Errorf("build_info = %v (found %v)", v, ok)

@@ -82,3 +82,14 @@ func TestNodes(t *testing.T) {
 		t.Fatalf("no listers: %v, %v", got, err)
 	}
 }
+
+func TestOpLabel(t *testing.T) {
+	for in, want := range map[string]string{
+		"Finish": "finish", "CancelsSince": "cancels_since", "StartExecutions": "start_executions",
+		"TaskSet": "task_set", "ByID": "by_id", "HTTPServer": "http_server", "Listen": "listen",
+	} {
+		if got := OpLabel(in); got != want {
+			t.Errorf("OpLabel(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
