@@ -244,20 +244,43 @@ const (
 	// 10s), then runs the fire; a job that ignores its context is left to
 	// return on its own, its run recorded cancelled (terminated).
 	OverlapTerminate = repository.OverlapTerminate
+	// OverlapAllowAll starts every fire at its time while earlier runs
+	// still run, at most OverlapLimit at once (default 10); a fire due at
+	// the limit is skipped and recorded so.
+	OverlapAllowAll = repository.OverlapAllowAll
 )
 
 // Overlap sets what happens when a fire of the task comes due while its
-// previous run (on whichever node) still runs. Runs of one task never
-// overlap under any policy: the node that runs a fire holds the task
-// until its finish is written, and applies the policy then (or, to cancel
-// or terminate, at the next fire's time). Fires run after an overlap are
-// recorded with kind "buffered"; cancelled runs with status "cancelled".
+// previous run (on whichever node) still runs. Under every policy but
+// OverlapAllowAll, runs of one task never overlap: the node that runs a
+// fire holds the task until its finish is written, and applies the
+// policy then (or, to cancel or terminate, at the next fire's time).
+// Fires run after an overlap are recorded with kind "buffered"; cancelled
+// runs with status "cancelled".
+//
+// Under OverlapAllowAll the node that holds the task moves its row on to
+// the next fire as soon as a run starts, and records each run when its
+// job returns (retries do not apply: each fire runs once); at most
+// OverlapLimit of its runs go on at once on that node. A task with
+// children, or InTx, cannot allow all.
 func Overlap(p OverlapPolicy) Option {
 	return func(s *taskSpec) error {
 		if !p.Valid() {
-			return fmt.Errorf("%w: Overlap(%q): not a policy (wait, skip, buffer_one, buffer_all, cancel, terminate)", ErrInvalidOption, string(p))
+			return fmt.Errorf("%w: Overlap(%q): not a policy (wait, skip, buffer_one, buffer_all, cancel, terminate, allow_all)", ErrInvalidOption, string(p))
 		}
 		s.Opts.Overlap = p
+		return nil
+	}
+}
+
+// OverlapLimit bounds the runs of an OverlapAllowAll task at once (1 to
+// 1000; default 10).
+func OverlapLimit(n int) Option {
+	return func(s *taskSpec) error {
+		if n < 1 || n > repository.MaxOverlapLimit {
+			return fmt.Errorf("%w: OverlapLimit must be 1 to %d (got %d)", ErrInvalidOption, repository.MaxOverlapLimit, n)
+		}
+		s.Opts.OverlapLimit = n
 		return nil
 	}
 }
@@ -335,6 +358,9 @@ func OptionsOf(o repository.TaskOptions) []Option {
 	}
 	if o.Overlap != OverlapWait {
 		opts = append(opts, Overlap(o.Overlap))
+	}
+	if o.OverlapLimit > 0 {
+		opts = append(opts, OverlapLimit(o.OverlapLimit))
 	}
 	if o.OverlapGrace > 0 {
 		opts = append(opts, OverlapGrace(o.OverlapGrace))

@@ -118,6 +118,9 @@ func validateForest(specs []*taskSpec) (map[string]*spec.Spec, error) {
 		if s.InTx && (s.Parent != "" || len(s.Children) > 0) {
 			return nil, fmt.Errorf("%w: task %q: InTx runs a task alone, not as a step of a chain (its finish commits the job's writes)", ErrInvalidOption, s.Name)
 		}
+		if err := allowAllAlone(&s.Spec); err != nil {
+			return nil, err
+		}
 	}
 	for _, s := range specs {
 		seen := map[string]bool{s.Name: true}
@@ -156,3 +159,22 @@ var mainModule = sync.OnceValue(func() string {
 	}
 	return ""
 })
+
+// allowAllAlone refuses OverlapAllowAll where runs cannot go on without
+// their claim: a chain (its steps follow the run), InTx (the finish
+// commits the job's writes), retries (a failed run's retry is the claim's
+// next fire).
+func allowAllAlone(s *spec.Spec) error {
+	if s.Opts.Overlap != repository.OverlapAllowAll {
+		return nil
+	}
+	switch {
+	case s.Parent != "" || len(s.Children) > 0:
+		return fmt.Errorf("%w: task %q: Overlap(OverlapAllowAll) runs a task alone, not in a chain", ErrInvalidOption, s.Name)
+	case s.InTx:
+		return fmt.Errorf("%w: task %q: Overlap(OverlapAllowAll) and InTx do not combine (the finish that commits the job's writes is the run's claim)", ErrInvalidOption, s.Name)
+	case s.Opts.MaxRetries > 0:
+		return fmt.Errorf("%w: task %q: Overlap(OverlapAllowAll) runs each fire once: MaxRetries does not apply", ErrInvalidOption, s.Name)
+	}
+	return nil
+}

@@ -180,6 +180,10 @@ func (k *scheduleChecker) def(s Schedule) (repository.ScheduleDef, error) {
 	if ts.Parent != "" || ts.InTx {
 		return repository.ScheduleDef{}, fmt.Errorf("%w: schedule %q: Parent and InTx are for tasks registered in code", ErrInvalidOption, s.Name)
 	}
+	ts.Name = s.Name
+	if err := allowAllAlone(&ts.Spec); err != nil {
+		return repository.ScheduleDef{}, err
+	}
 	if name := ts.Opts.Calendar; name != "" {
 		names, err := k.calendars()
 		if err != nil {

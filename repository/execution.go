@@ -59,3 +59,19 @@ func RecordedArgs(args string) string {
 	b, _ := json.Marshal(args) // a string always encodes
 	return string(b)
 }
+
+// RunEnd is how a run that went on without its claim ended
+// (RunStore.EndRun): the run Run of task Task by node Node, which began
+// at Started (the store's clock, as the node estimates it) and ran Ran.
+type RunEnd struct {
+	Task    TaskID
+	Node    NodeID
+	Run     Execution // ScheduledAt, Attempt, Batch, Kind, Misfire, Args, Revision
+	Started time.Time
+	Ran     time.Duration
+	Status  ExecStatus
+	Error   string
+	// PauseAfter is the task's PauseAfter option: the end that makes its
+	// failures reach it pauses the task.
+	PauseAfter int
+}

@@ -50,8 +50,13 @@ const (
 	// ExecSkipped: the fire was not run (misfire policy skip, failed parent).
 	ExecSkipped ExecStatus = "skipped"
 	// ExecCancelled: its job's context was cancelled before it ended (the
-	// task's overlap policy cancel or terminate: the next fire came due).
+	// task's overlap policy cancel or terminate: the next fire came due;
+	// an operator's cancel).
 	ExecCancelled ExecStatus = "cancelled"
+	// ExecGoesOn is no row's status: it is the Status of the finish that
+	// starts a run going on without its claim (OverlapAllowAll), whose end
+	// RunStore.EndRun records.
+	ExecGoesOn ExecStatus = ""
 )
 
 // String implements fmt.Stringer.

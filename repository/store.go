@@ -165,8 +165,12 @@ type Finish struct {
 	// the store's now minus Ran and a recorded one keeps its start.
 	Started time.Time
 	Ran     time.Duration
-	Status  ExecStatus
-	Error   string
+	// Status is how the run ended; "" for the start of a run that goes
+	// on without its claim (OverlapAllowAll): the row moves on to Next and
+	// keeps its last status, error and failures, a run appended is
+	// written running (never fenced), and EndRun records its end.
+	Status ExecStatus
+	Error  string
 	// Next is the next fire time and NextAttempt its attempt number.
 	Next        time.Time
 	NextAttempt int
@@ -256,6 +260,13 @@ type RunStore interface {
 	// Finish applies many finishes in one statement, each with its own
 	// fence; results are in the order of fs.
 	Finish(ctx context.Context, fs []Finish) ([]FinishResult, error)
+	// EndRun records the end of a run that went on without its claim (a
+	// finish with Status ""), whoever holds the task now: the run's row,
+	// found by its start key (task, node, fire, attempt, batch), takes its
+	// status, error and times (written whole if its start was not written
+	// yet), and the task's last status, error and failures follow it;
+	// reaching PauseAfter failures pauses the task (audited, via node).
+	EndRun(ctx context.Context, e RunEnd) error
 	// ChainRun returns the newest execution of task at scheduled that
 	// ended (abandoned: its node died; succeeded: its chain was interrupted
 	// by the database or a shutdown), or else the newest running one,

@@ -65,6 +65,20 @@ const (
 	// a job that ignores its context is recorded cancelled (terminated)
 	// and left to return on its own while the new fire runs.
 	OverlapTerminate OverlapPolicy = "terminate"
+	// OverlapAllowAll starts every fire as it comes due, the runs before
+	// it still running, at most TaskOptions.OverlapLimit at once on the
+	// node that holds the task: a fire due at the limit is skipped and
+	// recorded so. The task's row moves on to its next fire as soon as a
+	// run starts; each run is recorded when its job returns.
+	OverlapAllowAll OverlapPolicy = "allow_all"
+)
+
+// DefaultOverlapLimit bounds the runs of an OverlapAllowAll task at once
+// when TaskOptions.OverlapLimit is 0; MaxOverlapLimit is the largest
+// limit accepted.
+const (
+	DefaultOverlapLimit = 10
+	MaxOverlapLimit     = 1000
 )
 
 // BufferLimit bounds the fires OverlapBufferAll keeps behind one run.
@@ -77,7 +91,7 @@ const DefaultOverlapGrace = 10 * time.Second
 // Valid reports whether p is a known policy.
 func (p OverlapPolicy) Valid() bool {
 	switch p {
-	case OverlapWait, OverlapSkip, OverlapBufferOne, OverlapBufferAll, OverlapCancel, OverlapTerminate:
+	case OverlapWait, OverlapSkip, OverlapBufferOne, OverlapBufferAll, OverlapCancel, OverlapTerminate, OverlapAllowAll:
 		return true
 	}
 	return false
@@ -99,7 +113,7 @@ func ParseOverlapPolicy(s string) (OverlapPolicy, error) {
 	if p := OverlapPolicy(s); p.Valid() {
 		return p, nil
 	}
-	return "", fmt.Errorf("easyjob: unknown overlap policy %q (wait, skip, buffer_one, buffer_all, cancel, terminate)", s)
+	return "", fmt.Errorf("easyjob: unknown overlap policy %q (wait, skip, buffer_one, buffer_all, cancel, terminate, allow_all)", s)
 }
 
 // TaskOptions are the per-task policies, stored with the task row.
@@ -141,6 +155,9 @@ type TaskOptions struct {
 	// OverlapGrace is how long OverlapTerminate waits for a cancelled job
 	// (0: DefaultOverlapGrace).
 	OverlapGrace time.Duration `json:"overlap_grace,omitempty"`
+	// OverlapLimit bounds the runs of an OverlapAllowAll task at once
+	// (0: DefaultOverlapLimit).
+	OverlapLimit int `json:"overlap_limit,omitempty"`
 	// MaxFires finishes the task once this many of its fires ran
 	// (Task.Fires); 0: no bound.
 	MaxFires int64 `json:"max_fires,omitempty"`

@@ -22,7 +22,7 @@ type scheduleFlags struct {
 	handler, cron, at, args, tz, misfire   *string
 	runTimeout, retryBackoff, misfireAfter *time.Duration
 	jitter, spread, overlapGrace           *time.Duration
-	retries, pauseAfter                    *int
+	retries, pauseAfter, overlapLimit      *int
 	maxFires                               *int64
 	overlap                                *string
 	skipInterrupted, everyFromCreation     *bool
@@ -60,8 +60,9 @@ func addScheduleFlags(fs *flag.FlagSet, update bool) *scheduleFlags {
 	f.jitter = fs.Duration("jitter", 0, keep("delay each cron fire by up to this much, the same delay on every node (0: none)", "none"))
 	f.spread = fs.Duration("spread", 0, keep("move the whole grid by a fixed offset in [0, this) hashed from the name, the same on every node: many schedules on one cron come due over it (0: none)", "none"))
 	f.pauseAfter = fs.Int("pause-after", 0, keep("pause the schedule after this many failed runs in a row (0: never)", "never"))
-	f.overlap = fs.String("overlap", "", keep("what a fire due while the previous run still runs does: wait, skip, buffer_one, buffer_all, cancel or terminate", "wait"))
+	f.overlap = fs.String("overlap", "", keep("what a fire due while the previous run still runs does: wait, skip, buffer_one, buffer_all, cancel, terminate or allow_all", "wait"))
 	f.overlapGrace = fs.Duration("overlap-grace", 0, keep("how long --overlap terminate waits for a cancelled run before the next fire runs without it", "10s"))
+	f.overlapLimit = fs.Int("overlap-limit", 0, keep("how many runs --overlap allow_all lets go on at once (1 to 1000)", "10"))
 	f.maxFires = fs.Int64("max-fires", 0, keep("finish the schedule once this many of its fires ran (0: no bound)", "no bound"))
 	f.calendar = fs.String("calendar", "", keep("skip the fires this exclusion calendar of the group excludes ('easyjob calendar'; '' for none)", "none"))
 	f.allowUnknown = fs.Bool("allow-unknown", false, "accept a handler kind no live node registers: the schedule waits, its arguments unchecked, until a node with that handler starts")
@@ -118,6 +119,7 @@ func (f *scheduleFlags) schedule(name string, cur repository.Task) (easyjob.Sche
 		nonNegative(f, "spread", f.spread, &o.Spread),
 		nonNegative(f, "overlap-grace", f.overlapGrace, &o.OverlapGrace),
 		nonNegative(f, "max-fires", f.maxFires, &o.MaxFires),
+		nonNegative(f, "overlap-limit", f.overlapLimit, &o.OverlapLimit),
 	} {
 		if err != nil {
 			return s, err

@@ -41,6 +41,7 @@ type scheduleJSON struct {
 	PauseAfter        int          `json:"pause_after,omitempty"`
 	Overlap           string       `json:"overlap,omitempty"`
 	OverlapGrace      duration     `json:"overlap_grace,omitempty"`
+	OverlapLimit      int          `json:"overlap_limit,omitempty"`
 	MaxFires          int64        `json:"max_fires,omitempty"`
 	Paused            bool         `json:"paused,omitempty"`        // create only; an update keeps the pause
 	AllowUnknown      bool         `json:"allow_unknown,omitempty"` // easyjob.AllowUnknownHandler
@@ -52,7 +53,7 @@ func (in scheduleJSON) policies() policyJSON {
 		Timeout: in.Timeout, MaxRetries: in.MaxRetries, RetryBackoff: in.RetryBackoff, Misfire: in.Misfire,
 		SkipInterrupted: in.SkipInterrupted, EveryFromCreation: in.EveryFromCreation, Start: in.Start, End: in.End,
 		Calendar: in.Calendar, Jitter: in.Jitter, Spread: in.Spread, PauseAfter: in.PauseAfter,
-		Overlap: in.Overlap, OverlapGrace: in.OverlapGrace, MaxFires: in.MaxFires,
+		Overlap: in.Overlap, OverlapGrace: in.OverlapGrace, OverlapLimit: in.OverlapLimit, MaxFires: in.MaxFires,
 	}
 }
 
@@ -81,6 +82,8 @@ type policyJSON struct {
 	// (easyjob.Overlap), OverlapGrace terminate's wait (easyjob.OverlapGrace).
 	Overlap      string   `json:"overlap,omitempty"`
 	OverlapGrace duration `json:"overlap_grace,omitempty"`
+	// OverlapLimit bounds allow_all's runs at once (easyjob.OverlapLimit).
+	OverlapLimit int `json:"overlap_limit,omitempty"`
 	// MaxFires finishes the schedule after this many fires (easyjob.MaxFires).
 	MaxFires int64 `json:"max_fires,omitempty"`
 }
@@ -192,6 +195,9 @@ func (p policyJSON) options(tz string) ([]easyjob.Option, error) {
 		}
 		opts = append(opts, easyjob.Overlap(o))
 	}
+	if p.OverlapLimit != 0 {
+		opts = append(opts, easyjob.OverlapLimit(p.OverlapLimit))
+	}
 	if p.OverlapGrace != 0 {
 		opts = append(opts, easyjob.OverlapGrace(time.Duration(p.OverlapGrace)))
 	}
@@ -241,7 +247,7 @@ func policiesOf(o repository.TaskOptions) policyJSON {
 	if o.Overlap != repository.OverlapWait {
 		p.Overlap = string(o.Overlap)
 	}
-	p.OverlapGrace, p.MaxFires = duration(o.OverlapGrace), o.MaxFires
+	p.OverlapGrace, p.OverlapLimit, p.MaxFires = duration(o.OverlapGrace), o.OverlapLimit, o.MaxFires
 	return p
 }
 

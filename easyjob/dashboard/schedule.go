@@ -30,7 +30,7 @@ type scheduleForm struct {
 	Name, Handler, Cron, At, Args, Timezone                string
 	Start, End                                             string // the window, as At
 	Calendar, Jitter, PauseAfter                           string
-	Spread, Overlap, OverlapGrace, MaxFires                string
+	Spread, Overlap, OverlapGrace, OverlapLimit, MaxFires  string
 	Overlaps                                               []string
 	Timeout, Retries, Backoff, Misfire, Threshold, CatchUp string
 	Paused, AllowUnknown, SkipInterrupted, EveryFrom       bool
@@ -42,7 +42,8 @@ type scheduleForm struct {
 
 // overlapChoices are the overlap policy's choices ("" for the default).
 var overlapChoices = []string{"", string(repository.OverlapSkip), string(repository.OverlapBufferOne),
-	string(repository.OverlapBufferAll), string(repository.OverlapCancel), string(repository.OverlapTerminate)}
+	string(repository.OverlapBufferAll), string(repository.OverlapCancel), string(repository.OverlapTerminate),
+	string(repository.OverlapAllowAll)}
 
 // misfireChoices are the misfire policy's choices ("" for the default).
 var misfireChoices = []string{"", string(repository.MisfireFireOnceNow), string(repository.MisfireSkip), string(repository.MisfireCatchUp)}
@@ -54,7 +55,7 @@ func formOf(r *http.Request, mode string) scheduleForm {
 	return scheduleForm{
 		Mode: mode, Name: v("name"), Handler: v("handler"), Cron: v("cron"), At: v("at"), Args: v("args"), Timezone: v("timezone"),
 		Start: v("start"), End: v("end"), Calendar: v("calendar"), Jitter: v("jitter"), PauseAfter: v("pause_after"),
-		Spread: v("spread"), Overlap: v("overlap"), OverlapGrace: v("overlap_grace"), MaxFires: v("max_fires"),
+		Spread: v("spread"), Overlap: v("overlap"), OverlapGrace: v("overlap_grace"), OverlapLimit: v("overlap_limit"), MaxFires: v("max_fires"),
 		Timeout: v("timeout"), Retries: v("max_retries"), Backoff: v("retry_backoff"),
 		Misfire: v("misfire"), Threshold: v("misfire_threshold"), CatchUp: v("catch_up"),
 		Paused: on("paused"), AllowUnknown: on("allow_unknown"), SkipInterrupted: on("skip_interrupted"), EveryFrom: on("every_from_creation"),
@@ -100,6 +101,9 @@ func formOfTask(t repository.Task) scheduleForm {
 	}
 	if o.MaxFires > 0 {
 		f.MaxFires = strconv.FormatInt(o.MaxFires, 10)
+	}
+	if o.OverlapLimit > 0 {
+		f.OverlapLimit = strconv.Itoa(o.OverlapLimit)
 	}
 	if !o.Start.IsZero() {
 		f.Start = o.Start.Format(time.RFC3339)
@@ -157,6 +161,9 @@ func (f scheduleForm) request() (scheduleJSON, error) {
 	}
 	maxFires, err := formInt("max fires", f.MaxFires)
 	if err != nil {
+		return in, err
+	}
+	if in.OverlapLimit, err = formInt("overlap limit", f.OverlapLimit); err != nil {
 		return in, err
 	}
 	in.Overlap, in.MaxFires = f.Overlap, int64(maxFires)

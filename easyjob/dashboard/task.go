@@ -228,6 +228,12 @@ func overlapWords(o repository.TaskOptions) string {
 			grace = repository.DefaultOverlapGrace
 		}
 		return "terminate: the next fire cancels the running job and starts at most " + grace.String() + " later"
+	case repository.OverlapAllowAll:
+		limit := o.OverlapLimit
+		if limit <= 0 {
+			limit = repository.DefaultOverlapLimit
+		}
+		return "allow all: every fire starts at its time, at most " + strconv.Itoa(limit) + " runs at once; a fire due at the limit is skipped"
 	}
 	return "wait (default): a fire due while a run runs waits for it, then the misfire policy applies"
 }

@@ -190,3 +190,11 @@ func (s *store) CancelsSince(ctx context.Context, group string, since time.Time)
 		return s.inner.CancelsSince(ctx, group, since)
 	})
 }
+
+func (s *store) EndRun(ctx context.Context, r repository.RunEnd) error {
+	ctx, began, cancel := s.begin(ctx, "EndRun")
+	defer cancel()
+	err := bounded(ctx, s.inner.EndRun(ctx, r))
+	s.end(Call{Op: "EndRun", Began: began, Err: err, Node: r.Node})
+	return err
+}

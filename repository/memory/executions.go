@@ -151,6 +151,12 @@ func (s *Store) Finish(ctx context.Context, fs []repository.Finish) ([]repositor
 		if t == nil {
 			status = repository.ExecFenced
 		}
+		if f.Status == "" { // a run that goes on without its claim: EndRun ends it
+			if f.ExecutionID == 0 && f.Run != nil && t != nil {
+				s.appendLocked(f, repository.ExecRunning, now)
+			}
+			continue
+		}
 		x := s.execs[f.ExecutionID]
 		if f.ExecutionID == 0 && f.Run != nil {
 			x = s.appendLocked(f, status, now)
@@ -183,7 +189,9 @@ func finishTask(t *repository.Task, f repository.Finish, now time.Time) {
 		t.FireArgs = ""
 	}
 	t.Version++
-	t.LastStatus, t.LastError = f.Status, f.Error
+	if f.Status != "" { // "": the run goes on (EndRun)
+		t.LastStatus, t.LastError, t.LastFinishedAt = f.Status, f.Error, now
+	}
 	switch f.Status {
 	case repository.ExecFailed, repository.ExecTimedOut:
 		t.Failures++
@@ -195,7 +203,7 @@ func finishTask(t *repository.Task, f repository.Finish, now time.Time) {
 	if f.Pause && !f.Done && !t.TriggerRequested {
 		t.Paused = true
 	}
-	t.LastFinishedAt, t.UpdatedAt = now, now
+	t.UpdatedAt = now
 	if f.CountFire {
 		t.Fires++
 	}

@@ -80,11 +80,11 @@ l AS (
 u AS (
   UPDATE easyjob_tasks t SET
     version = t.version + 1,
-    last_status = l.status,
+    last_status = CASE WHEN l.status = '' THEN t.last_status ELSE l.status END,
     failures = CASE WHEN l.status IN ('failed', 'timed_out') THEN t.failures + 1
       WHEN l.status = 'succeeded' THEN 0 ELSE t.failures END,
-    last_error = l.err,
-    last_finished_at = statement_timestamp(),
+    last_error = CASE WHEN l.status = '' THEN t.last_error ELSE l.err END,
+    last_finished_at = CASE WHEN l.status = '' THEN t.last_finished_at ELSE statement_timestamp() END,
     updated_at = statement_timestamp(),
     status = CASE
       WHEN l.done THEN 'finished'
@@ -136,7 +136,7 @@ x AS (
     finished_at = ` + measuredEnd + `,
     error = l.err
   FROM l
-  WHERE e.id = ANY(?::bigint[]) AND e.id = l.exec_id AND l.exec_id <> 0 AND e.status IN ('running', 'abandoned')
+  WHERE e.id = ANY(?::bigint[]) AND e.id = l.exec_id AND l.exec_id <> 0 AND l.status <> '' AND e.status IN ('running', 'abandoned')
   RETURNING e.id
 ),
 a AS (
@@ -145,11 +145,11 @@ a AS (
      status, error, started_at, finished_at)
   SELECT l.id, nullif(l.parent, 0), l.node_id, l.scheduled, greatest(l.run_attempt, 1), l.misfire, l.run_kind,
     nullif(l.run_args, '')::jsonb, l.run_revision, l.run_batch,
-    CASE WHEN l.held THEN l.status ELSE 'fenced' END, l.err,
+    CASE WHEN l.status = '' THEN 'running' WHEN l.held THEN l.status ELSE 'fenced' END, l.err,
     CASE WHEN l.started_us <> 0 THEN ` + measuredStart + ` ELSE statement_timestamp() - l.ran_us * interval '1 microsecond' END,
-    ` + measuredEnd + `
+    CASE WHEN l.status = '' THEN NULL ELSE ` + measuredEnd + ` END
   FROM l
-  WHERE l.run AND l.exec_id = 0 AND CASE WHEN l.held THEN NOT EXISTS (
+  WHERE l.run AND l.exec_id = 0 AND (l.held OR l.status <> '') AND CASE WHEN l.held THEN NOT EXISTS (
       SELECT 1 FROM easyjob_executions o
       WHERE o.task_id = l.id AND o.node_id = l.node_id AND o.scheduled_at = l.scheduled AND o.attempt = greatest(l.run_attempt, 1)
         AND o.batch = l.run_batch AND o.status <> 'fenced')
@@ -169,7 +169,7 @@ r AS (
     args = coalesce(o.args, nullif(l.run_args, '')::jsonb),
     revision = CASE WHEN o.revision = 0 THEN l.run_revision ELSE o.revision END
   FROM l
-  WHERE l.run AND l.exec_id = 0
+  WHERE l.run AND l.exec_id = 0 AND l.status <> ''
     AND o.task_id = l.id AND o.node_id = l.node_id AND o.scheduled_at = l.scheduled AND o.attempt = greatest(l.run_attempt, 1)
     AND o.batch = l.run_batch AND o.status IN ('running', 'abandoned')
   RETURNING o.id

@@ -67,6 +67,7 @@ func Run(t *testing.T, newStore func(t *testing.T) repository.Store) {
 		{"Backfill", backfillCases},
 		{"Groups", groupCases},
 		{"Cancel", cancelCases},
+		{"EndRun", endRunCases},
 	}
 	for _, sec := range sections {
 		t.Run(sec.name, func(t *testing.T) {

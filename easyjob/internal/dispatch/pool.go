@@ -28,8 +28,11 @@ type Pool struct {
 	free    int
 	waiting []*claim.Claim
 	running []*claim.Claim // holding a slot; each claim's slot is its index here
-	settled chan struct{}  // poked when the last waiting claim leaves the queue
-	jobs    sync.WaitGroup // jobs, and their finishes until written
+	// detached are the jobs that go on without their claim or a slot
+	// (Detach), with their cancels.
+	detached map[*claim.Claim]context.CancelCauseFunc
+	settled  chan struct{}  // poked when the last waiting claim leaves the queue
+	jobs     sync.WaitGroup // jobs, and their finishes until written
 
 	workers sync.WaitGroup
 	idle    atomic.Int32  // workers waiting for a job
@@ -276,43 +279,92 @@ func (p *Pool) Runs(id repository.TaskID) bool {
 	return false
 }
 
-// Busy returns how many jobs run.
+// Busy returns how many jobs run, detached ones included.
 func (p *Pool) Busy() int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return len(p.running)
+	return len(p.running) + len(p.detached)
 }
 
-// Holds reports whether c's job holds a slot (runs).
+// Holds reports whether c's job runs: it holds a slot, or it went on
+// detached.
 func (p *Pool) Holds(c *claim.Claim) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return p.holdsLocked(c)
+	_, detached := p.detached[c]
+	return detached || p.holdsLocked(c)
 }
 
-// StopIf cancels, with cause, the context of every running job whose
-// claim satisfies match, and returns those claims.
+// StopIf cancels, with cause, the context of every running job (detached
+// ones too) whose claim satisfies match, and returns those claims.
 func (p *Pool) StopIf(match func(*claim.Claim) bool, cause error) []*claim.Claim {
 	p.mu.Lock()
 	var hit []*claim.Claim
+	var cancels []context.CancelCauseFunc
 	for _, c := range p.running {
 		if match(c) {
-			hit = append(hit, c)
+			hit, cancels = append(hit, c), append(cancels, c.StopWith)
+		}
+	}
+	for c, cancel := range p.detached {
+		if match(c) {
+			hit, cancels = append(hit, c), append(cancels, cancel)
 		}
 	}
 	p.mu.Unlock()
-	for _, c := range hit {
-		c.StopWith(cause)
+	for _, cancel := range cancels {
+		cancel(cause)
 	}
 	return hit
 }
 
-// CancelAll cancels the context of every running job.
+// Detach runs job on a goroutine of its own, apart from the slots: the
+// run of fire c that goes on after c's worker returned (an
+// OverlapAllowAll task's). Its context is cancelled by CancelAll, StopIf
+// and the returned cancel; Wait waits for it.
+func (p *Pool) Detach(c *claim.Claim, job func(ctx context.Context)) context.CancelCauseFunc {
+	ctx, cancel := context.WithCancelCause(p.base)
+	p.mu.Lock()
+	if p.detached == nil {
+		p.detached = make(map[*claim.Claim]context.CancelCauseFunc)
+	}
+	p.detached[c] = cancel
+	p.mu.Unlock()
+	p.jobs.Go(func() {
+		defer func() {
+			p.mu.Lock()
+			delete(p.detached, c)
+			p.mu.Unlock()
+			cancel(nil)
+		}()
+		job(ctx)
+	})
+	return cancel
+}
+
+// DetachedOf counts the detached jobs of task id.
+func (p *Pool) DetachedOf(id repository.TaskID) int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	k := 0
+	for c := range p.detached {
+		if c.Task.ID == id {
+			k++
+		}
+	}
+	return k
+}
+
+// CancelAll cancels the context of every running job, detached ones
+// included.
 func (p *Pool) CancelAll() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for _, c := range p.running {
 		c.Stop()
+	}
+	for _, cancel := range p.detached {
+		cancel(nil)
 	}
 }
 

@@ -46,7 +46,8 @@ func (n *Node) outcome(c *claim.Claim, execID int64, status repository.ExecStatu
 		// PauseAfter: the finish parks it paused and audits the pause in
 		// the same write, so there is no retry and no next fire to keep.
 		f.Pause = true
-	case status != repository.ExecSucceeded && status != repository.ExecSkipped && c.Task.Attempt <= c.Spec.Opts.MaxRetries && !c.Backfill():
+	case status != repository.ExecSucceeded && status != repository.ExecSkipped && status != repository.ExecGoesOn &&
+		c.Task.Attempt <= c.Spec.Opts.MaxRetries && !c.Backfill():
 		// A retry is a pending fire any node may claim, so the claim is not kept.
 		f.Next = n.dbNow().Add(schedule.Backoff(attempt, c.Spec.Opts.RetryBackoff, maxRetryBackoff))
 		f.NextAttempt, f.Done, f.Handoff = attempt+1, false, true

@@ -22,11 +22,14 @@ func (n *Node) run(ctx context.Context, c *claim.Claim) {
 		n.giveUp(c, "silence since the claim")
 		return
 	}
-	if len(c.Spec.Children) > 0 {
+	switch {
+	case len(c.Spec.Children) > 0:
 		n.executeChain(ctx, c)
-		return
+	case c.Spec.Opts.Overlap == repository.OverlapAllowAll && !c.Backfill():
+		n.executeDetached(ctx, c) // detached.go
+	default:
+		n.execute(ctx, c)
 	}
-	n.execute(ctx, c)
 }
 
 // execute runs one fired claim that may start (run) on its own

@@ -19,7 +19,7 @@ import (
 // the policy holds wherever the run was: the fire after it is claimed
 // only through this finish.
 func Overlap(s Schedule, o repository.TaskOptions, p Plan, found, end time.Time, buffered bool) (Plan, bool, int) {
-	if o.Overlap == repository.OverlapWait || p.Done || p.Next.IsZero() || !p.Run {
+	if o.Overlap == repository.OverlapWait || o.Overlap == repository.OverlapAllowAll || p.Done || p.Next.IsZero() || !p.Run {
 		return p, false, 0
 	}
 	one := o.Overlap == repository.OverlapBufferOne || o.Overlap == repository.OverlapCancel || o.Overlap == repository.OverlapTerminate

@@ -14,7 +14,8 @@ import (
 // than a second, one per overlap policy in turn, so that every fire but
 // the first overlaps a run. Each run is recorded as it ends (fire.End),
 // and the analysis checks the policy on the runs: no two runs of one
-// task at once, and what became of the fires due during a run.
+// task at once, and what became of the fires due during a run; under
+// allow_all (limit 2), every fire runs, never more than 2 at once.
 
 // overlapRun is how long a run of an overlap task lasts (less, when its
 // context ends: cancel, terminate).
@@ -23,7 +24,12 @@ const overlapRun = 1400 * time.Millisecond
 // overlapPolicies are the policies the overlap tasks take in turn.
 var overlapPolicies = []easyjob.OverlapPolicy{
 	easyjob.OverlapSkip, easyjob.OverlapBufferOne, easyjob.OverlapBufferAll, easyjob.OverlapCancel, easyjob.OverlapTerminate,
+	easyjob.OverlapAllowAll,
 }
+
+// allowAllLimit is the allow_all task's OverlapLimit: runs of 1.4 s every
+// second never reach it, so every fire runs, two at once at most.
+const allowAllLimit = 2
 
 // overlapTaskName names overlap task i: "o03-cancel".
 func overlapTaskName(i int) string {
@@ -45,8 +51,11 @@ func registerOverlapTasks(s *easyjob.Scheduler, p nodeParams, l ledger) error {
 		name := overlapTaskName(i)
 		policy := overlapPolicies[i%len(overlapPolicies)]
 		opts := []easyjob.Option{easyjob.Overlap(policy)}
-		if policy == easyjob.OverlapTerminate {
+		switch policy {
+		case easyjob.OverlapTerminate:
 			opts = append(opts, easyjob.OverlapGrace(300*time.Millisecond))
+		case easyjob.OverlapAllowAll:
+			opts = append(opts, easyjob.OverlapLimit(allowAllLimit))
 		}
 		if err := s.Register(name, "* * * * * *", overlapJob(l), opts...); err != nil {
 			return err
@@ -122,6 +131,11 @@ func analyzeOverlaps(byTask map[string][]fire, near func(prev, x fire) bool) ove
 			}
 			bad := ""
 			switch {
+			case policy == easyjob.OverlapAllowAll:
+				bad = allowAllPair(runs, i)
+				if strings.HasPrefix(bad, "ran while") {
+					r.Concurrent++
+				}
 			case x.Start < prev.End-slack:
 				r.Concurrent++
 				bad = "ran while the previous run still ran"
@@ -147,6 +161,26 @@ func analyzeOverlaps(byTask map[string][]fire, near func(prev, x fire) bool) ove
 		}
 	}
 	return r
+}
+
+// allowAllPair judges run i of an allow_all task against the runs before
+// it: it is the fire after the previous run's (none left out), and it did
+// not start while allowAllLimit runs still ran.
+func allowAllPair(runs []fire, i int) string {
+	x, prev := runs[i], runs[i-1]
+	if x.Sched != prev.Sched+int64(time.Second) {
+		return fmt.Sprintf("is not the fire after the previous run's (%s): allow_all runs every one below its limit", stampNS(prev.Sched))
+	}
+	going := 0
+	for j := max(i-allowAllLimit-1, 0); j < i; j++ {
+		if runs[j].End > x.Start+int64(overlapSlack) {
+			going++
+		}
+	}
+	if going >= allowAllLimit {
+		return fmt.Sprintf("ran while %d runs still ran: over its limit of %d", going, allowAllLimit)
+	}
+	return ""
 }
 
 func stampNS(ns int64) string { return time.Unix(0, ns).UTC().Format("15:04:05.000") }

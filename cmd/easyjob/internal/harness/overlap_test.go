@@ -25,16 +25,20 @@ func TestAnalyzeOverlaps(t *testing.T) {
 		"o03-cancel": {run("o03-cancel", 0, 0, 1.4), run("o03-cancel", 1, 1.2, 2.2)},
 		// terminate: near a fault.
 		"o04-terminate": {run("o04-terminate", 100, 100, 101.4), run("o04-terminate", 101, 100.5, 102)},
+		// allow_all: two at once are fine; a third at once is over the
+		// limit (concurrent), and a fire left out breaks the policy.
+		"o05-allow_all": {run("o05-allow_all", 0, 0, 1.4), run("o05-allow_all", 1, 1, 3.5), run("o05-allow_all", 2, 2, 3.4),
+			run("o05-allow_all", 3, 3, 4.4), run("o05-allow_all", 5, 5, 6.4)},
 	}
 	r := analyzeOverlaps(byTask, func(prev, _ fire) bool { return prev.Start >= s(99) })
-	if r.Tasks != 5 || r.Runs != 10 || r.Concurrent != 1 || r.PolicyBroken != 2 || r.NearFault != 1 {
-		t.Fatalf("report %+v; want 1 concurrent (cancel), 2 broken (skip, buffer_all), 1 near a fault", r)
+	if r.Tasks != 6 || r.Runs != 15 || r.Concurrent != 2 || r.PolicyBroken != 3 || r.NearFault != 1 {
+		t.Fatalf("report %+v; want 2 concurrent (cancel, allow_all's third), 3 broken (skip, buffer_all, allow_all's gap), 1 near a fault", r)
 	}
 	if _, ok := overlapPolicyOf("t00001"); ok {
 		t.Error("a plain task taken for an overlap task")
 	}
-	if got := overlapTaskName(7); got != "o07-buffer_all" {
-		t.Errorf("overlapTaskName(7) = %q", got)
+	if got := overlapTaskName(8); got != "o08-buffer_all" {
+		t.Errorf("overlapTaskName(8) = %q", got)
 	}
 	f := fire{Task: "o00-skip", Sched: 1, Node: 2, Start: 3, Attempt: 1, Exec: 4, Version: 5, End: 6}
 	back, err := parseLine(appendLine(nil, f)[:len(appendLine(nil, f))-1])
