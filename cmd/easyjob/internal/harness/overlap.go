@@ -164,23 +164,35 @@ func analyzeOverlaps(byTask map[string][]fire, near func(prev, x fire) bool) ove
 }
 
 // allowAllPair judges run i of an allow_all task against the runs before
-// it: it is the fire after the previous run's (none left out), and it did
-// not start while allowAllLimit runs still ran.
+// it: it did not start while allowAllLimit runs of its node still ran
+// (the limit is per node: a frozen node's runs do not count on the node
+// that took the task over), and each fire between the previous run's and
+// its own was skipped at the limit (allowAllLimit runs going on, then, on
+// the node of one of the two) or folded into the previous run by the
+// misfire policy (it was due when that run started late: a recovery).
 func allowAllPair(runs []fire, i int) string {
 	x, prev := runs[i], runs[i-1]
-	if x.Sched != prev.Sched+int64(time.Second) {
-		return fmt.Sprintf("is not the fire after the previous run's (%s): allow_all runs every one below its limit", stampNS(prev.Sched))
+	if going := goingOn(runs[:i], x.Node, x.Start+int64(overlapSlack)); going >= allowAllLimit {
+		return fmt.Sprintf("ran while %d runs of its node still ran: over its limit of %d", going, allowAllLimit)
 	}
-	going := 0
-	for j := max(i-allowAllLimit-1, 0); j < i; j++ {
-		if runs[j].End > x.Start+int64(overlapSlack) {
-			going++
+	for m := prev.Sched + int64(time.Second); m < x.Sched; m += int64(time.Second) {
+		folded := prev.Start >= m
+		if !folded && goingOn(runs[:i], prev.Node, m) < allowAllLimit && goingOn(runs[:i], x.Node, m) < allowAllLimit {
+			return fmt.Sprintf("came after a gap: the fire of %s did not run, below the limit of %d", stampNS(m), allowAllLimit)
 		}
 	}
-	if going >= allowAllLimit {
-		return fmt.Sprintf("ran while %d runs still ran: over its limit of %d", going, allowAllLimit)
-	}
 	return ""
+}
+
+// goingOn counts the runs of node that began before at and ended after it.
+func goingOn(runs []fire, node, at int64) int {
+	k := 0
+	for _, r := range runs {
+		if r.Node == node && r.Start < at && r.End > at {
+			k++
+		}
+	}
+	return k
 }
 
 func stampNS(ns int64) string { return time.Unix(0, ns).UTC().Format("15:04:05.000") }

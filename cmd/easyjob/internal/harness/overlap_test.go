@@ -14,6 +14,10 @@ func TestAnalyzeOverlaps(t *testing.T) {
 	run := func(task string, sched, start, end float64) fire {
 		return fire{Task: task, Sched: s(sched), Start: s(start), End: s(end)}
 	}
+	onNode := func(f fire, node int64) fire {
+		f.Node = node
+		return f
+	}
 	byTask := map[string][]fire{
 		// skip: the second run is of a fire due during the first.
 		"o00-skip": {run("o00-skip", 0, 0, 1.4), run("o00-skip", 1, 1.45, 2.85)},
@@ -26,12 +30,15 @@ func TestAnalyzeOverlaps(t *testing.T) {
 		// terminate: near a fault.
 		"o04-terminate": {run("o04-terminate", 100, 100, 101.4), run("o04-terminate", 101, 100.5, 102)},
 		// allow_all: two at once are fine; a third at once is over the
-		// limit (concurrent), and a fire left out breaks the policy.
+		// limit (concurrent); a fire left out below the limit breaks the
+		// policy, one left out at the limit (7: 5 and 6 still ran) does
+		// not, nor does a run beside another node's.
 		"o05-allow_all": {run("o05-allow_all", 0, 0, 1.4), run("o05-allow_all", 1, 1, 3.5), run("o05-allow_all", 2, 2, 3.4),
-			run("o05-allow_all", 3, 3, 4.4), run("o05-allow_all", 5, 5, 6.4)},
+			run("o05-allow_all", 3, 3, 4.4), run("o05-allow_all", 5, 5, 7.5), run("o05-allow_all", 6, 6, 7.4),
+			run("o05-allow_all", 8, 8, 9.4), onNode(run("o05-allow_all", 9, 8.1, 12), 2), run("o05-allow_all", 10, 10, 11.4)},
 	}
 	r := analyzeOverlaps(byTask, func(prev, _ fire) bool { return prev.Start >= s(99) })
-	if r.Tasks != 6 || r.Runs != 15 || r.Concurrent != 2 || r.PolicyBroken != 3 || r.NearFault != 1 {
+	if r.Tasks != 6 || r.Runs != 19 || r.Concurrent != 2 || r.PolicyBroken != 3 || r.NearFault != 1 {
 		t.Fatalf("report %+v; want 2 concurrent (cancel, allow_all's third), 3 broken (skip, buffer_all, allow_all's gap), 1 near a fault", r)
 	}
 	if _, ok := overlapPolicyOf("t00001"); ok {
