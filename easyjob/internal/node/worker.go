@@ -230,6 +230,63 @@ func (n *Node) call(ctx context.Context, sp *spec.Spec, t *repository.Task, sche
 	return status, began, took, err
 }
 
+// errTerminated is a job left running past its overlap grace.
+type errTerminated struct {
+	cause *overlapCancel
+	grace time.Duration
+}
+
+func (e errTerminated) Error() string {
+	return fmt.Sprintf("terminated: %v, and the job ignored its cancelled context for %v; it was left to return on its own", e.cause, e.grace)
+}
+
+// terminated reports a job left running past its overlap grace.
+func terminated(err error) bool {
+	var t errTerminated
+	return errors.As(err, &t)
+}
+
+// callTerminable runs job under the overlap policy terminate: once an
+// overlap cancels ctx, it waits at most the task's grace for the job,
+// then gives the worker back and leaves the job to return on its own (a
+// goroutine cannot be stopped), tracked by the pool so that a shutdown
+// waits for it as for any job. Other cancels (timeout, shutdown) wait for
+// the job as usual.
+func (n *Node) callTerminable(ctx context.Context, task string, grace time.Duration, job func() error) error {
+	if grace <= 0 {
+		grace = repository.DefaultOverlapGrace
+	}
+	done := make(chan error, 1)
+	n.pool.Track(func() {
+		began := mono()
+		err := job()
+		done <- err
+		if ctx.Err() != nil && mono()-began > grace {
+			n.log.Debug().Str("task", task).Stringer("ran", (mono() - began).Round(time.Millisecond)).
+				Msg("easyjob: a job past its cancel returned")
+		}
+	})
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+	}
+	oc := overlapOf(ctx)
+	if oc == nil {
+		return <-done
+	}
+	t := time.NewTimer(grace)
+	defer t.Stop()
+	select {
+	case err := <-done:
+		return err
+	case <-t.C:
+		n.log.Warn().Str("task", task).Stringer("grace", grace).
+			Msg("easyjob: job ignored its context after an overlap cancel; terminated (left to return on its own)")
+		return errTerminated{cause: oc, grace: grace}
+	}
+}
+
 // runJob calls job for run r; its panic becomes its error. The public
 // API turns a job's panic into its own error already; this keeps the node
 // up whatever a Job does.
