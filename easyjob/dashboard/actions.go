@@ -125,11 +125,26 @@ func formTimeAgo(field, v string, now time.Time) (time.Time, error) {
 	return time.Time{}, fmt.Errorf("%s %q: %w", field, v, errBadTime)
 }
 
+// listSearch is the search term of the task list the request came from
+// (its Referer, same-origin by the dashboard's Referrer-Policy): the
+// list's forms do not repeat it. "" when the request did not come from
+// the list.
+func listSearch(r *http.Request) string {
+	u, err := url.Parse(r.Referer())
+	if err != nil || u.Host != r.Host || !strings.HasSuffix(u.Path, "/tasks") {
+		return ""
+	}
+	return strings.TrimSpace(u.Query().Get("q"))
+}
+
 // backTo is the page an action returns to: the task list with its query
 // when the form was there, else the task's page; done names the action.
 func backTo(r *http.Request, op, name string) string {
 	if back, ok := r.PostForm["back"]; ok {
 		v, _ := url.ParseQuery(strings.TrimPrefix(back[0], "?"))
+		if !v.Has("q") {
+			v.Set("q", listSearch(r))
+		}
 		q := listQuery(v.Get("q"), v.Get("show"), v.Get("after"), v.Get("before"))
 		v = url.Values{"done": {op}, "task": {name}}
 		if q != "" {

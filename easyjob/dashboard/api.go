@@ -189,7 +189,7 @@ func (a *API) wrote() {
 // ?after= (the page after that name) or ?before= (the page before it).
 func (a *API) listTasks(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
-	show := q.Get("show")
+	show := canonFilter(q.Get("show"))
 	if show == "" {
 		show = "all"
 	}

@@ -11,7 +11,7 @@
 //     per node (an SVG: who ran what, when; failures flagged, abandoned
 //     runs crossed and linked to the re-run that recovered them, each
 //     node's start and last heartbeat), so a failover shows at a glance;
-//   - tasks: search, filters (pending, doing, paused, finished, failing,
+//   - tasks: search, filters (pending, running, paused, finished, failing,
 //     stale) and pages of 50; each task's cron in words, next fires,
 //     owner node, status, last result;
 //   - a task: its policies (misfire, timeout, retries, recovery), its

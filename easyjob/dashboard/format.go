@@ -30,6 +30,16 @@ var funcs = template.FuncMap{
 	"next":       func(n int) int { return n + 1 },
 	"pathescape": url.PathEscape,
 	"sample":     func() int { return repository.GroupRunSample },
+	"taskword":   taskWord,
+}
+
+// taskWord names a task status as the pages show it: the store's doing
+// (a fire claimed and under way) is running.
+func taskWord(s repository.TaskStatus) string {
+	if s == repository.TaskDoing {
+		return "running"
+	}
+	return string(s)
 }
 
 // dict makes a map of key, value pairs, to pass several values to a

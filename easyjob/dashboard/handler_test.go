@@ -383,17 +383,18 @@ func TestTaskListPages(t *testing.T) {
 	}
 	_, first := f.get("/tasks?q=bulk")
 	last := fmt.Sprintf("bulk-%03d", pageSize-1)
-	if n := strings.Count(first, `data-task="bulk-`); n != pageSize || !strings.Contains(first, "after="+last+`" rel="next"`) ||
-		strings.Contains(first, `rel="prev"`) || !strings.Contains(first, fmt.Sprintf(">%d tasks matching", pageSize+10)) {
+	if n := strings.Count(first, `data-task="bulk-`); n != pageSize || !strings.Contains(first, `name="after" value="`+last+`" id="next-page"`) ||
+		strings.Contains(first, `id="prev-page"`) || !strings.Contains(first, fmt.Sprintf(">%d tasks matching", pageSize+10)) {
 		t.Fatalf("first page: %d rows, want %d, a next link after %s, no previous link and the count of all", n, pageSize, last)
 	}
 	_, second := f.get("/tasks?q=bulk&after=" + last)
-	if n := strings.Count(second, `data-task="bulk-`); n != 10 || strings.Contains(second, `rel="next"`) ||
-		!strings.Contains(second, fmt.Sprintf(`before=bulk-%03d" rel="prev"`, pageSize)) || !strings.Contains(second, "q=bulk&amp;") {
+	if n := strings.Count(second, `data-task="bulk-`); n != 10 || strings.Contains(second, `id="next-page"`) ||
+		!strings.Contains(second, fmt.Sprintf(`name="before" value="bulk-%03d" id="prev-page"`, pageSize)) ||
+		!strings.Contains(second, `form="tasks-filter"`) || !strings.Contains(second, `name="q" value="bulk"`) {
 		t.Fatalf("second page: %d rows, want 10, a previous link and the search kept", n)
 	}
 	_, back := f.get(fmt.Sprintf("/tasks?q=bulk&before=bulk-%03d", pageSize))
-	if !strings.Contains(back, `data-task="bulk-000"`) || strings.Contains(back, `rel="prev"`) {
+	if !strings.Contains(back, `data-task="bulk-000"`) || strings.Contains(back, `id="prev-page"`) {
 		t.Errorf("back to the first page: no bulk-000, or a previous link")
 	}
 }

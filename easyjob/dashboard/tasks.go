@@ -15,7 +15,7 @@ import (
 const pageSize = 50
 
 // taskFilters are the choices of the task list's filter bar.
-var taskFilters = []string{"all", "pending", "doing", "paused", "finished", "failing", "stale"}
+var taskFilters = []string{"all", "pending", "running", "paused", "finished", "failing", "stale"}
 
 // tasksData is the task list page.
 type tasksData struct {
@@ -32,7 +32,11 @@ type tasksData struct {
 	// first row, after the last; "" for none).
 	Prev, Next string
 	Rows       []taskRow
-	Query      string // the list's query (search, filter, cursor), for links back
+	Query      string // the list's query (search, filter, cursor): its cache key
+	// BackQuery is Query without the search term, for the actions' way
+	// back to the list (which takes the term from the list's address):
+	// a page shows the term once, in the search box.
+	BackQuery string
 }
 
 // taskRow is one task as the list and the task page show it.
@@ -41,7 +45,7 @@ type taskRow struct {
 	Words string
 	// Next are the fires to come: the row's next fire, then the cron's.
 	Next  []time.Time
-	Owner string // the claimer's name while doing
+	Owner string // the claimer's name while running
 }
 
 func (h *site) tasks(w http.ResponseWriter, r *http.Request) {
@@ -53,7 +57,10 @@ func (h *site) tasks(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	d := tasksData{Snap: s, Search: strings.TrimSpace(q.Get("q")), Show: q.Get("show"), Filters: taskFilters,
 		After: q.Get("after"), Before: q.Get("before")}
-	if !validFilter(d.Show) {
+	if f := q.Get("filter"); f != "" { // a filter chip: the list from its start
+		d.Show, d.After, d.Before = f, "", ""
+	}
+	if d.Show = canonFilter(d.Show); !validFilter(d.Show) {
 		d.Show = "all"
 	}
 	if d.After != "" {
@@ -62,6 +69,7 @@ func (h *site) tasks(w http.ResponseWriter, r *http.Request) {
 	query := taskQuery(d.Search, d.Show)
 	query.After, query.Before, query.Limit = d.After, d.Before, pageSize
 	d.Query = listQuery(d.Search, d.Show, d.After, d.Before)
+	d.BackQuery = listQuery("", d.Show, d.After, d.Before)
 	p, err := cached(r.Context(), h.cache, "tasks?"+d.Query,
 		func(ctx context.Context) (TaskPage, error) { return readTaskPage(ctx, h.client, query) })
 	if err != nil {
@@ -79,6 +87,15 @@ func (h *site) tasks(w http.ResponseWriter, r *http.Request) {
 	h.render(w, r, http.StatusOK, "tasks", page{Title: "Tasks", Now: s.now(), Data: d})
 }
 
+// canonFilter names a filter as the list does: doing, the store's word
+// (older links, the API), is running.
+func canonFilter(show string) string {
+	if show == "doing" {
+		return "running"
+	}
+	return show
+}
+
 func validFilter(show string) bool {
 	for _, f := range taskFilters {
 		if f == show {
@@ -92,8 +109,10 @@ func validFilter(show string) bool {
 func taskQuery(search, show string) repository.TaskQuery {
 	q := repository.TaskQuery{Search: search}
 	switch show {
-	case "pending", "doing", "finished":
+	case "pending", "finished":
 		q.Status = repository.TaskStatus(show)
+	case "running":
+		q.Status = repository.TaskDoing
 	case "paused":
 		q.Paused = true
 	case "failing":
