@@ -13,9 +13,11 @@ import (
 var failureOrder = repository.FailureStatuses
 
 // overviewData is the overview page: nodes by state, tasks by state,
-// fire rate and lag, failures of the last hour, the timeline.
+// fire rate and lag, failures of the last hour, fires per second by node,
+// the timeline.
 type overviewData struct {
 	recentView
+	Fires    chart
 	Nodes    nodeCounts
 	Stats    fireStats
 	Failures []statusCount
@@ -33,7 +35,7 @@ func (h *site) overview(w http.ResponseWriter, r *http.Request) {
 	}
 	d := overviewData{
 		recentView: v, Nodes: countNodes(v.Snap.Nodes), Stats: computeStats(v.Runs, v.Now, v.Truncated),
-		Failures: failureList(v.Snap.Fails),
+		Failures: failureList(v.Snap.Fails), Fires: firesChart(v.Timeline, v.Runs),
 	}
 	h.render(w, r, http.StatusOK, "overview", page{Title: "Overview", Now: v.Now, Data: d})
 }

@@ -32,6 +32,8 @@ type taskData struct {
 	Policies []policy
 	Tree     *treeNode
 	Runs     []runRow
+	// Charts plot the runs listed: start lag, duration, outcomes.
+	Charts []chart
 	// The history filters and paging.
 	Status, Since string
 	Statuses      []string
@@ -106,6 +108,7 @@ func (h *site) task(w http.ResponseWriter, r *http.Request) {
 	for _, x := range runs {
 		d.Runs = append(d.Runs, runRow{ExecutionInfo: x, Node: s.nodeName(x.NodeID), Lag: max(x.StartedAt.Sub(x.ScheduledAt), 0)})
 	}
+	d.Charts = taskCharts(runs)
 	if len(runs) == pageSize {
 		d.Older = runs[len(runs)-1].ID
 	}

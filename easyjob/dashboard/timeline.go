@@ -14,8 +14,10 @@ import (
 // timeline is the picture of recent fires drawn as SVG by parts.html: one
 // lane per node, a mark per run (colored by task; failures red,
 // abandoned runs crossed, the re-run that recovered one ringed and linked
-// to it), and each node's start and last heartbeat, so that a failover
-// shows at a glance: one lane stops, the same colors go on in another.
+// to it; a chain step smaller, in the lane's lower band, linked to the
+// run it followed), and each node's start and last heartbeat, so that a
+// failover shows at a glance: one lane stops, the same colors go on in
+// another.
 type timeline struct {
 	W, H, LabelW, Top int
 	From, To          time.Time
@@ -23,6 +25,7 @@ type timeline struct {
 	Ticks             []tick
 	Marks             []mark
 	Links             []link
+	Steps             []link // from a run to each chain step it started
 	Events            []event
 	Legend            []legendItem
 	Runs              int
@@ -30,6 +33,7 @@ type timeline struct {
 }
 
 type lane struct {
+	ID                int64 // the node's
 	Y, H, TextY, DotY int
 	Label             string
 	State             string // live, leaving, suspect, dead, gone
@@ -91,6 +95,7 @@ func buildTimeline(nodes []easyjob.NodeInfo, runs []easyjob.ExecutionInfo, to ti
 		at   time.Time
 	}
 	abandoned := map[fireKey]int{} // index in tl.Marks
+	byID := map[int64]int{}        // index in tl.Marks
 	counts := map[string]int{}
 	for i := len(runs) - 1; i >= 0; i-- { // oldest first: an abandoned run before its re-run
 		r := runs[i]
@@ -100,7 +105,17 @@ func buildTimeline(nodes []easyjob.NodeInfo, runs []easyjob.ExecutionInfo, to ti
 			end = to
 		}
 		x0 := x(r.StartedAt)
-		m := mark{X: x0, Y: ln.Y + 7, W: max(x(end)-x0, 3), H: ln.H - 14, Class: runClass(r), Title: runTitle(r, ln.Label)}
+		m := mark{X: x0, Y: ln.Y + 5, W: max(x(end)-x0, 3), H: ln.H - 17, Class: runClass(r), Title: runTitle(r, ln.Label)}
+		if r.ParentExecutionID != 0 {
+			// A chain step runs on its parent's node right after it: drawn
+			// where the parent is, it would hide it (and its siblings
+			// each other) at any window longer than a few seconds.
+			m.Y, m.H, m.Class = ln.Y+ln.H-10, 7, m.Class+" step"
+			if j, ok := byID[r.ParentExecutionID]; ok {
+				p := tl.Marks[j]
+				tl.Steps = append(tl.Steps, link{X1: p.X + p.W/2, Y1: p.Y + p.H, X2: m.X + 1, Y2: m.Y})
+			}
+		}
 		m.CX, m.CY, m.R = m.X+m.W/2, m.Y+m.H/2, m.H/2+4
 		if r.Status == repository.ExecFailed || r.Status == repository.ExecTimedOut {
 			m.Flag = fmt.Sprintf("M%d %dl4 -6l4 6z", m.CX-4, m.Y-1)
@@ -116,6 +131,7 @@ func buildTimeline(nodes []easyjob.NodeInfo, runs []easyjob.ExecutionInfo, to ti
 			m.Title += "\nre-ran the fire its node abandoned"
 			delete(abandoned, k)
 		}
+		byID[r.ID] = len(tl.Marks)
 		tl.Marks = append(tl.Marks, m)
 		counts[r.Task]++
 	}
@@ -147,26 +163,33 @@ func (tl *timeline) layLanes(nodes []easyjob.NodeInfo, runs []easyjob.ExecutionI
 	laneOf := map[int64]int{}
 	for i, n := range ls {
 		y := tlTop + i*tlLaneH
-		tl.Lanes = append(tl.Lanes, lane{Y: y, H: tlLaneH, TextY: y + tlLaneH/2 + 4, DotY: y + tlLaneH/2,
+		tl.Lanes = append(tl.Lanes, lane{ID: n.id, Y: y, H: tlLaneH, TextY: y + tlLaneH/2 + 4, DotY: y + tlLaneH/2,
 			Label: truncate(fmt.Sprintf("%d · %s", n.id, n.name), 24), State: n.state})
 		laneOf[n.id] = i
 	}
 	return laneOf
 }
 
-// ticks marks the time axis at a step that gives a handful of labels.
+// ticks marks the time axis at a step that gives a handful of labels:
+// clock times, dates for steps of a day or more.
 func ticks(from, to time.Time, window time.Duration, x func(time.Time) int, y1, y2 int) []tick {
-	step := time.Hour
+	const day = 24 * time.Hour
+	step := 30 * day
 	for _, s := range []time.Duration{10 * time.Second, 15 * time.Second, 30 * time.Second, time.Minute,
-		2 * time.Minute, 5 * time.Minute, 10 * time.Minute, 30 * time.Minute} {
+		2 * time.Minute, 5 * time.Minute, 10 * time.Minute, 30 * time.Minute,
+		time.Hour, 3 * time.Hour, 6 * time.Hour, 12 * time.Hour, day, 2 * day, 7 * day} {
 		if window/s <= 8 {
 			step = s
 			break
 		}
 	}
+	layout := "15:04:05"
+	if step >= day {
+		layout = "Jan 2"
+	}
 	var out []tick
 	for t := from.Truncate(step).Add(step); !t.After(to); t = t.Add(step) {
-		out = append(out, tick{X: x(t), Y1: y1, Y2: y2, Label: t.UTC().Format("15:04:05")})
+		out = append(out, tick{X: x(t), Y1: y1, Y2: y2, Label: t.UTC().Format(layout)})
 	}
 	return out
 }

@@ -1,6 +1,7 @@
 package dashboard
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -83,5 +84,36 @@ func TestFireStats(t *testing.T) {
 	st = computeStats(runs[:20], now, true) // a sample of the newest 10 s
 	if !st.Sampled || st.Window != 9*time.Second || st.PerMinute < 60 || st.PerMinute > 70 {
 		t.Errorf("sampled stats %+v: want about 60/min over 9s", st)
+	}
+}
+
+// TestTimelineChainSteps: a chain's steps run on the root's node right
+// after it; each is drawn in the lane's lower band (not over the root),
+// linked to the run that started it.
+func TestTimelineChainSteps(t *testing.T) {
+	now := time.Date(2030, 1, 1, 12, 5, 0, 0, time.UTC)
+	at := func(ms int) time.Time { return now.Add(time.Duration(ms) * time.Millisecond) }
+	nodes := []easyjob.NodeInfo{{ID: 1, Name: "a", Live: true, StartedAt: at(-600_000), HeartbeatAt: at(0)}}
+	runs := []easyjob.ExecutionInfo{ // newest first: root → step1 → step2
+		{ID: 3, Task: "step2", TaskID: 9, ParentExecutionID: 2, NodeID: 1, ScheduledAt: at(-60_000), StartedAt: at(-59_000), FinishedAt: at(-58_500), Status: repository.ExecSucceeded, Kind: easyjob.RunChain},
+		{ID: 2, Task: "step1", TaskID: 8, ParentExecutionID: 1, NodeID: 1, ScheduledAt: at(-60_000), StartedAt: at(-59_500), FinishedAt: at(-59_000), Status: repository.ExecFailed, Kind: easyjob.RunChain},
+		{ID: 1, Task: "root", TaskID: 7, NodeID: 1, ScheduledAt: at(-60_000), StartedAt: at(-60_000), FinishedAt: at(-59_500), Status: repository.ExecSucceeded, Kind: easyjob.RunCron},
+	}
+	tl := buildTimeline(nodes, runs, now, 5*time.Minute, false)
+	if len(tl.Marks) != 3 || len(tl.Steps) != 2 {
+		t.Fatalf("%d marks, %d step links; want 3 and 2", len(tl.Marks), len(tl.Steps))
+	}
+	root, step1, step2 := tl.Marks[0], tl.Marks[1], tl.Marks[2]
+	if strings.Contains(root.Class, "step") || !strings.Contains(step1.Class, "step") || !strings.Contains(step2.Class, "step") {
+		t.Errorf("classes %q %q %q: want the steps marked step", root.Class, step1.Class, step2.Class)
+	}
+	if step1.Y < root.Y+root.H || step2.Y != step1.Y || step1.Y+step1.H > tl.Lanes[0].Y+tl.Lanes[0].H {
+		t.Errorf("root %+v, steps %+v %+v: want the steps below the root, in its lane", root, step1, step2)
+	}
+	if l := tl.Steps[0]; l.Y1 != root.Y+root.H || l.Y2 != step1.Y {
+		t.Errorf("link %+v: want from the root down to step1", l)
+	}
+	if step1.Flag == "" {
+		t.Error("the failed step is not flagged")
 	}
 }
