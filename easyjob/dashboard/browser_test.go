@@ -64,6 +64,8 @@ func TestBrowser(t *testing.T) {
 	b.open("/")
 	b.waitJS("three live nodes", `document.getElementById("live-nodes").textContent === "3"`)
 	b.waitJS("fires on the timeline", `document.querySelectorAll("rect.run").length >= 10`)
+	b.waitJS("chain steps on the timeline, linked to their run", `document.querySelectorAll("rect.run.step").length >= 2 && document.querySelector("line.chainlink") !== null`)
+	b.waitJS("fires per second by node", `document.querySelectorAll("#chart-fires rect.bar").length >= 3 && document.querySelectorAll("#chart-fires i.k").length >= 2`)
 	b.shot("overview")
 
 	// Tasks: every task, the script-like names as text, nothing injected.
@@ -73,6 +75,17 @@ func TestBrowser(t *testing.T) {
 		`[...document.querySelectorAll("a.name")].map(a => a.textContent).filter(s => s === %q || s === %q).length === 2`,
 		scriptName, imgName))
 	b.shot("tasks")
+	// A search kept by the filter chips, shown once: in the search box.
+	b.open("/tasks?q=tick")
+	b.click(`.chips button[value="all"]`)
+	b.waitJS("the chain tick, tick-mail, tick-archive", `location.search.includes("q=tick") && document.querySelectorAll("tr[data-task]").length === 3`)
+	b.waitJS("the term in the search box only", `document.querySelector('input[name="q"]').value === "tick" && !document.querySelector("h1").textContent.includes("tick") && document.querySelectorAll('[value="tick"]:not([name="name"])').length === 1`)
+	b.waitJS("running, never doing", `!/doing/i.test(document.getElementById("live").textContent)`)
+
+	// The charts of a task: start lag, duration, outcomes.
+	b.open("/task?name=flaky")
+	b.waitJS("lag and duration dots, outcome bars", `document.querySelectorAll("#chart-lag circle.pt").length >= 2 && document.querySelectorAll("#chart-duration circle.pt").length >= 2 && document.querySelector("#chart-outcomes rect.bar.bad") !== null && document.querySelector("#chart-outcomes rect.bar.ok") !== null`)
+	b.shot("task-charts")
 
 	// Trigger "manual" (yearly) by clicking; its run appears.
 	b.open("/task?name=manual")
@@ -125,7 +138,10 @@ func TestBrowser(t *testing.T) {
 	b.waitJS("the schedule's page", `document.querySelector("#task-handler code")?.textContent === "echo" && document.querySelector("#task-args code").textContent === '{"n":7}'`)
 	b.shot("schedule-created")
 	// On a phone, nothing makes a page scroll sideways.
-	b.phone("/schedule/new", "/task?name=from-form", "/tasks", "/", "/nodes", "/audit")
+	// Every page.
+	b.phone("/schedule/new", "/schedule/edit?name=from-form", "/task?name=from-form", "/task?name=tick-mail", "/task?name=flaky",
+		"/tasks", "/tasks?q=tick&show=running", "/", "/?window=1h", "/nodes", "/audit", "/calendars", "/forecast",
+		"/reschedule?name=slow&cron=*/7+*+*+*+*+*", "/task?name=no-such-task")
 
 	// The audit log: the trigger, the pause and the reschedule, by the
 	// dashboard's (anonymous) user.
@@ -322,7 +338,7 @@ func (b *browser) phone(paths ...string) {
 	defer b.run("desktop screen", chromedp.EmulateReset())
 	for i, p := range paths {
 		b.open(p)
-		b.waitJS("no sideways scroll on "+p, `document.documentElement.scrollWidth <= document.documentElement.clientWidth`)
+		b.waitJS("no sideways scroll on "+p, `document.documentElement.scrollWidth <= Math.min(window.innerWidth, document.documentElement.clientWidth)`)
 		b.shot(fmt.Sprintf("phone-%d", i+1))
 	}
 }

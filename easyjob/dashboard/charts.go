@@ -47,7 +47,8 @@ type bar struct {
 
 // Chart geometry, in the SVG's own units.
 const (
-	chartW, chartH                      = 600, 170
+	chartW, chartH                      = 420, 160 // a task's charts, three abreast
+	wideW                               = tlWidth  // the overview's, as wide as the timeline
 	chartLeft, chartRight               = 52, 10
 	chartTop, chartBottom               = 10, 22
 	chartBins                           = 30 // bars of a task's outcome chart
@@ -56,8 +57,8 @@ const (
 )
 
 // newChart is an empty chart over [from, to] with its time axis.
-func newChart(id, label string, from, to time.Time) (chart, func(time.Time) int) {
-	c := chart{ID: id, Label: label, W: chartW, H: chartH, X0: chartLeft, X1: chartW - chartRight, Y0: chartTop, Y1: chartH - chartBottom,
+func newChart(id, label string, w int, from, to time.Time) (chart, func(time.Time) int) {
+	c := chart{ID: id, Label: label, W: w, H: chartH, X0: chartLeft, X1: w - chartRight, Y0: chartTop, Y1: chartH - chartBottom,
 		XLabelY: chartH - 6, YLabelX: chartLeft - 5}
 	span := to.Sub(from)
 	x := func(t time.Time) int {
@@ -123,8 +124,13 @@ func durationChart(id, label string, runs []easyjob.ExecutionInfo, value func(ea
 		return chart{ID: id, Label: label, W: chartW, H: chartH, Empty: "no run to plot"}
 	}
 	from, to := runSpan(runs)
-	c, x := newChart(id, label, from, to)
-	y := c.yScale(float64(max(top, time.Millisecond)), func(v float64) string { return shortDur(time.Duration(v)) })
+	c, x := newChart(id, label, chartW, from, to)
+	y := c.yScale(float64(max(top, time.Millisecond)), func(v float64) string {
+		if d := time.Duration(v); d > 0 && d < 10*time.Millisecond {
+			return fmt.Sprintf("%.2gms", v/float64(time.Millisecond)) // shortDur has whole ms
+		}
+		return shortDur(time.Duration(v))
+	})
 	var line strings.Builder
 	for _, p := range pts {
 		cx, cy := x(p.r.StartedAt), y(float64(p.v))
@@ -167,7 +173,7 @@ func outcomeChart(runs []easyjob.ExecutionInfo) chart {
 		counts[i][outcome(r.Status)]++
 		top = max(top, counts[i]["ok"]+counts[i]["bad"]+counts[i]["other"])
 	}
-	c, x := newChart(id, label, from, to)
+	c, x := newChart(id, label, chartW, from, to)
 	y := c.yScale(float64(top), func(v float64) string { return fmt.Sprintf("%g", v) })
 	c.Keys = []legendItem{{Task: "succeeded", Class: "ok"}, {Task: "failed / timed out", Class: "bad"}, {Task: "other", Class: "other"}}
 	for i, n := range counts {
@@ -234,7 +240,7 @@ func firesChart(tl timeline, runs []easyjob.ExecutionInfo) chart {
 		totals[i]++
 		top = max(top, totals[i])
 	}
-	c, x := newChart("chart-fires", "fires per second by node", from, from.Add(time.Duration(bins)*width))
+	c, x := newChart("chart-fires", "fires per second by node", wideW, from, from.Add(time.Duration(bins)*width))
 	secs := width.Seconds()
 	y := c.yScale(float64(top)/secs, func(v float64) string { return fmt.Sprintf("%.3g/s", v) })
 	if top == 0 {
