@@ -7,15 +7,18 @@
 //
 //   - overview: live, leaving, suspect and dead nodes with heartbeat age
 //     and load; tasks by state (failing, stale); fires per minute, start
-//     lag p50/p99; failures of the last hour; a timeline of recent fires
-//     per node (an SVG: who ran what, when; failures flagged, abandoned
-//     runs crossed and linked to the re-run that recovered them, each
-//     node's start and last heartbeat), so a failover shows at a glance;
+//     lag p50/p99; failures of the last hour; fires per second by node
+//     (an SVG chart); a timeline of recent fires per node (an SVG: who
+//     ran what, when; chain steps under the run that started them;
+//     failures flagged, abandoned runs crossed and linked to the re-run
+//     that recovered them, each node's start and last heartbeat), so a
+//     failover shows at a glance;
 //   - tasks: search, filters (pending, running, paused, finished, failing,
 //     stale) and pages of 50; each task's cron in words, next fires,
 //     owner node, status, last result;
 //   - a task: its policies (misfire, timeout, retries, recovery), its
-//     chain as a tree, its runs filtered by status and time and paged,
+//     chain as a tree, its runs filtered by status and time and paged
+//     (charted: start lag and duration over time, outcome bars),
 //     why each ran (its kind: cron, manual, retry, misfire, chain, so
 //     that a cron run and a manual one in the same second read as two
 //     fires, not a double fire), the misfire policy applied to each, what
