@@ -61,6 +61,10 @@ const (
 	mCalendars
 	mRemoveCalendar
 	mBackfill
+	mCancel
+	mCancelsSince
+	mEndRun
+	mGroupSummaries
 	mListen // not a round trip per call: one long-lived session
 	numMethods
 )
@@ -73,7 +77,7 @@ var methodNames = [numMethods]string{
 	"PublishTaskSet", "TaskSet", "ChainRun", "TaskCounts", "TaskPage", "TaskTree", "TaskRuns",
 	"RecentExecutions", "CountFailures", "RecordAudit", "Audit",
 	"CreateSchedules", "UpdateSchedule", "PublishHandlers", "Handlers", "Revisions",
-	"PutCalendar", "Calendars", "RemoveCalendar", "Backfill", "Listen",
+	"PutCalendar", "Calendars", "RemoveCalendar", "Backfill", "Cancel", "CancelsSince", "EndRun", "GroupSummaries", "Listen",
 }
 
 // countingStore counts a node's store calls as a hook of the one store
