@@ -128,15 +128,31 @@ const hearCheck = 2 * time.Second
 // pool and waits for it on c, the session that just ran LISTEN. Behind a
 // transaction pooler that the store was not told of, the server session
 // that ran LISTEN went back to the pooler with the statement, and c will
-// never hear a thing: the store then takes the pooler for found (as
-// queryEach does on a lost prepared statement) and the caller polls.
+// never hear a thing: after two checks missed the store takes the pooler
+// for found (as queryEach does on a lost prepared statement) and the
+// caller polls.
 // Notifications of group heard meanwhile wake the caller.
 func (s *Store) hearSelf(ctx context.Context, c *pgx.Conn, group string, wake func()) error {
+	// Two checks, each its own notification: one missed by a server too
+	// busy to deliver it within hearCheck must not turn prepared
+	// statements and notifications off for good.
+	for range 2 {
+		heard, err := s.hearOnce(ctx, c, group, wake)
+		if heard || err != nil {
+			return err
+		}
+	}
+	s.pooled.Store(true)
+	return repository.ErrNotifyUnavailable
+}
+
+// hearOnce sends one check notification and waits hearCheck for it on c.
+func (s *Store) hearOnce(ctx context.Context, c *pgx.Conn, group string, wake func()) (bool, error) {
 	var b [8]byte
 	_, _ = rand.Read(b[:])
 	payload := "easyjob/listen-check/" + hex.EncodeToString(b[:])
 	if _, err := s.db.ExecContext(ctx, `SELECT pg_notify(?, ?)`, notifyChannel, payload); err != nil {
-		return err
+		return false, err
 	}
 	wctx, cancel := context.WithTimeout(ctx, hearCheck)
 	defer cancel()
@@ -144,16 +160,15 @@ func (s *Store) hearSelf(ctx context.Context, c *pgx.Conn, group string, wake fu
 		n, err := c.WaitForNotification(wctx)
 		switch {
 		case err == nil && n.Payload == payload:
-			return nil
+			return true, nil
 		case err == nil:
 			if n.Payload == group {
 				wake()
 			}
 		case ctx.Err() == nil && pgconn.Timeout(err):
-			s.pooled.Store(true)
-			return repository.ErrNotifyUnavailable
+			return false, nil
 		default:
-			return err
+			return false, err
 		}
 	}
 }
