@@ -31,6 +31,7 @@ type Runtime interface {
 	UpkeepStore
 	CalendarReader
 	CancelReader
+	AlertStore
 }
 
 // Control is the store as the operator's tools use it (easyjob.Client,
@@ -50,6 +51,7 @@ type Control interface {
 	AuditStore
 	CalendarStore
 	GroupReader
+	AlertStore
 }
 
 // Clock reads the store's clock, the only clock that decides anything.

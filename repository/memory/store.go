@@ -46,6 +46,8 @@ type Store struct {
 	// cancels are the latest cancel request of each task (the Postgres
 	// columns cancel_at and cancel_by).
 	cancels map[repository.TaskID]repository.RunCancel
+	// alerts are the alert rules and events (alert.go).
+	alerts alertTables
 }
 
 // New returns an empty store.

@@ -65,6 +65,14 @@ const (
 	mCancelsSince
 	mEndRun
 	mGroupSummaries
+	mAlertRules
+	mPutAlertRule
+	mRemoveAlertRule
+	mOpenAlert
+	mResolveAlert
+	mAlertEvents
+	mTakeAlert
+	mMarkAlertDelivered
 	mListen // not a round trip per call: one long-lived session
 	numMethods
 )
@@ -77,7 +85,9 @@ var methodNames = [numMethods]string{
 	"PublishTaskSet", "TaskSet", "ChainRun", "TaskCounts", "TaskPage", "TaskTree", "TaskRuns",
 	"RecentExecutions", "CountFailures", "RecordAudit", "Audit",
 	"CreateSchedules", "UpdateSchedule", "PublishHandlers", "Handlers", "Revisions",
-	"PutCalendar", "Calendars", "RemoveCalendar", "Backfill", "Cancel", "CancelsSince", "EndRun", "GroupSummaries", "Listen",
+	"PutCalendar", "Calendars", "RemoveCalendar", "Backfill", "Cancel", "CancelsSince", "EndRun", "GroupSummaries",
+	"AlertRules", "PutAlertRule", "RemoveAlertRule", "OpenAlert", "ResolveAlert", "AlertEvents", "TakeAlert", "MarkAlertDelivered",
+	"Listen",
 }
 
 // countingStore counts a node's store calls as a hook of the one store
