@@ -576,6 +576,36 @@ func (c *Client) History(ctx context.Context, name string, f HistoryFilter) ([]E
 	return out, nil
 }
 
+// RunLog is one run and the lines its job logged through Logger.
+type RunLog struct {
+	Run ExecutionInfo `json:"run"`
+	// Log is logfmt text, one line per record (time, level, msg, then
+	// the record's attributes); the last line counts the lines cut when
+	// the run logged more than Config.RunLogLimit.
+	Log string `json:"log"`
+}
+
+// RunLog reads the log of run id of the task (an ExecutionInfo.ID); id 0
+// reads the newest run's. A running job's log is as of its last store,
+// at most a second old.
+func (c *Client) RunLog(ctx context.Context, name string, id int64) (RunLog, error) {
+	if id == 0 {
+		xs, err := c.store.History(ctx, c.group, name, HistoryFilter{Limit: 1})
+		if err != nil {
+			return RunLog{}, c.wrap("log of", name, err)
+		}
+		if len(xs) == 0 {
+			return RunLog{}, fmt.Errorf("%w: task %q in group %q has not run", ErrRunNotFound, name, c.group)
+		}
+		id = xs[0].ID
+	}
+	r, err := c.store.RunLog(ctx, c.group, name, id)
+	if err != nil {
+		return RunLog{}, c.wrap("log of", name, err)
+	}
+	return RunLog{Run: ExecutionInfos([]repository.Execution{r.Execution})[0], Log: r.Log}, nil
+}
+
 // Nodes lists every node row of the group ordered by id, judged live or
 // dead by the store's clock and the client's LiveAfter and DeadAfter.
 func (c *Client) Nodes(ctx context.Context) ([]NodeInfo, error) {

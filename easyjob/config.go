@@ -102,6 +102,17 @@ type Config struct {
 	Logger *zerolog.Logger
 	Slog   *slog.Logger
 
+	// RunLogLimit bounds the log kept with each run: the lines its job
+	// writes through Logger(ctx), stored with the run's history row and
+	// pruned with it (easyjob logs, the dashboard's run page). Lines past
+	// the limit are counted in a last line, not kept. Default 64 KiB;
+	// below 0 keeps none. Every line also goes to the process's log
+	// (Logger or Slog) when that logs its level.
+	RunLogLimit int
+	// RunLogLevel is the lowest level of the lines kept. Default
+	// slog.LevelInfo.
+	RunLogLevel slog.Level
+
 	// Observer receives the runtime's events for metrics and traces
 	// (easyjob/metrics/prom, easyjob/metrics/otel; Observers combines
 	// several). Default: none.
@@ -135,7 +146,17 @@ func (c Config) runtime() node.Config {
 		StartDeadline: c.StartDeadline, ShutdownGrace: c.ShutdownGrace, NodeExpiry: c.NodeExpiry,
 		HistoryMaxAge: c.HistoryMaxAge, HistoryMaxRows: c.HistoryMaxRows, StaleTaskExpiry: c.StaleTaskExpiry,
 		Logger: *c.Logger, Observer: c.Observer, Hooks: c.hooks,
+		RunLogLimit: c.RunLogLimit, RunLogLevel: c.RunLogLevel, RunLogEcho: c.runLogEcho(),
 	}
+}
+
+// runLogEcho is where the lines of run logs go besides their runs: the
+// process's log, with the group's name.
+func (c Config) runLogEcho() slog.Handler {
+	if c.Slog != nil {
+		return c.Slog.Handler().WithAttrs([]slog.Attr{slog.String("group", c.Group)})
+	}
+	return node.ZerologHandler(c.Logger.With().Str("group", c.Group).Logger())
 }
 
 func (c Config) withDefaults() Config {

@@ -70,6 +70,9 @@ var (
 	// ErrNotRunning is returned by Client.Cancel for a task with no run
 	// in progress.
 	ErrNotRunning = repository.ErrNotRunning
+	// ErrRunNotFound is returned by Client.RunLog for a run the task does
+	// not have (never, or pruned by the history retention).
+	ErrRunNotFound = repository.ErrRunNotFound
 	// ErrClaimLost reports a fenced write: the node no longer owned the task.
 	ErrClaimLost = repository.ErrClaimLost
 )

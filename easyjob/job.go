@@ -5,9 +5,12 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"runtime/debug"
+	"sync/atomic"
 	"time"
 
+	"github.com/easyjob-go/easyjob/easyjob/internal/runlog"
 	"github.com/easyjob-go/easyjob/easyjob/internal/spec"
 )
 
@@ -32,7 +35,7 @@ func job(fn Func) spec.Job {
 // runContext is the job's context of run r: its Info (and transaction)
 // in one allocation.
 func runContext(ctx context.Context, r spec.Run) context.Context {
-	return &infoCtx{Context: ctx, tx: r.Tx, info: Info{
+	return &infoCtx{Context: ctx, tx: r.Tx, log: r.Log, info: Info{
 		Task: r.Task, TaskID: r.TaskID, ScheduledAt: r.ScheduledAt, Attempt: r.Attempt,
 		NodeID: r.NodeID, Token: Token{TaskID: r.TaskID, Version: r.Version}, Args: r.Args,
 	}}
@@ -96,6 +99,10 @@ type infoCtx struct {
 	context.Context
 	info Info
 	tx   *sql.Tx // the run's transaction (InTx), nil otherwise
+	log  *runlog.Log
+	// logger is Logger's, made on its first call: a job that does not
+	// log pays nothing for it.
+	logger atomic.Pointer[slog.Logger]
 }
 
 func (c *infoCtx) Value(key any) any {
@@ -104,11 +111,33 @@ func (c *infoCtx) Value(key any) any {
 		return &c.info
 	case txKey:
 		return c.tx
+	case logKey:
+		return c
 	}
 	return c.Context.Value(key)
 }
 
 type txKey struct{}
+
+type logKey struct{}
+
+// Logger returns the running job's logger. Its lines (at
+// Config.RunLogLevel and above) are stored with the run, up to
+// Config.RunLogLimit, and shown by `easyjob logs` and the dashboard's
+// run page, live while the job runs; they also go to the process's log
+// (Config.Logger or Config.Slog) with the task's name, when that logs
+// their level. Outside a job it returns slog.Default().
+func Logger(ctx context.Context) *slog.Logger {
+	c, ok := ctx.Value(logKey{}).(*infoCtx)
+	if !ok || c.log == nil {
+		return slog.Default()
+	}
+	if l := c.logger.Load(); l != nil {
+		return l
+	}
+	c.logger.CompareAndSwap(nil, runlog.Logger(c.log))
+	return c.logger.Load()
+}
 
 // Tx returns the transaction of a running job registered with InTx, and
 // false for any other job. The job's writes through it commit together

@@ -27,6 +27,9 @@ var (
 	ErrConflict = errors.New("easyjob: concurrent update, try again")
 	// ErrNotRunning means a cancel found no run of the task in progress.
 	ErrNotRunning = errors.New("easyjob: task is not running")
+	// ErrRunNotFound means the task has no run of that id (never, or
+	// pruned by the history retention).
+	ErrRunNotFound = errors.New("easyjob: run not found")
 	// ErrNotifyUnavailable means a Notifier cannot listen where it is (a
 	// transaction pooler keeps no session to LISTEN on): the caller polls.
 	ErrNotifyUnavailable = errors.New("easyjob: notifications unavailable behind a transaction pooler")

@@ -71,6 +71,8 @@ type RunEnd struct {
 	Ran     time.Duration
 	Status  ExecStatus
 	Error   string
+	// Log is the run's captured log (Finish.Log).
+	Log string
 	// PauseAfter is the task's PauseAfter option: the end that makes its
 	// failures reach it pauses the task.
 	PauseAfter int

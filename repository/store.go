@@ -31,6 +31,7 @@ type Runtime interface {
 	UpkeepStore
 	CalendarReader
 	CancelReader
+	RunLogWriter
 	AlertStore
 }
 
@@ -44,6 +45,7 @@ type Control interface {
 	HistoryStore
 	ControlStore
 	CancelStore
+	RunLogReader
 	ScheduleStore
 	RevisionStore
 	HandlerStore
@@ -206,6 +208,10 @@ type Finish struct {
 	// row reach its PauseAfter (the node decides; it holds the row's
 	// count). Ignored with Done, or when a trigger asked for an extra fire.
 	Pause bool
+	// Log is the run's captured log (RunLogWriter): it replaces the
+	// log of the run's row, whichever way the row is written; "" leaves
+	// the row's (a run that logged nothing, or a start).
+	Log string
 	// Handoff marks a claim given up for a peer to take (the strategy now
 	// gives the task to another node): when the row ends pending, the
 	// group's listeners are woken so the new owner claims it at once

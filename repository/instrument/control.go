@@ -124,3 +124,7 @@ func (s *store) RemoveCalendar(ctx context.Context, group, name string) error {
 func (s *store) Cancel(ctx context.Context, group, name string) (repository.Task, error) {
 	return call(ctx, s, "Cancel", func(ctx context.Context) (repository.Task, error) { return s.inner.Cancel(ctx, group, name) })
 }
+
+func (s *store) RunLog(ctx context.Context, group, name string, id int64) (repository.RunLog, error) {
+	return call(ctx, s, "RunLog", func(ctx context.Context) (repository.RunLog, error) { return s.inner.RunLog(ctx, group, name, id) })
+}

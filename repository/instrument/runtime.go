@@ -198,3 +198,7 @@ func (s *store) EndRun(ctx context.Context, r repository.RunEnd) error {
 	s.end(Call{Op: "EndRun", Began: began, Err: err, Node: r.Node})
 	return err
 }
+
+func (s *store) WriteRunLogs(ctx context.Context, logs []repository.RunLogUpdate) (int, error) {
+	return call(ctx, s, "WriteRunLogs", func(ctx context.Context) (int, error) { return s.inner.WriteRunLogs(ctx, logs) })
+}

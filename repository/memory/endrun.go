@@ -23,6 +23,7 @@ func (s *Store) EndRun(ctx context.Context, r repository.RunEnd) error {
 		return nil // ended already (a retried call)
 	}
 	x.Status, x.Error = r.Status, r.Error
+	s.setLogLocked(x.ID, r.Log)
 	x.StartedAt, x.FinishedAt = minTime(norm(r.Started), now), minTime(norm(r.Started.Add(r.Ran)), now)
 	t := s.tasks[r.Task]
 	if t == nil {

@@ -163,6 +163,7 @@ func (s *Store) Finish(ctx context.Context, fs []repository.Finish) ([]repositor
 		}
 		if x != nil && (x.Status == repository.ExecRunning || x.Status == repository.ExecAbandoned) {
 			x.Status, x.FinishedAt, x.Error = status, now, f.Error
+			s.setLogLocked(x.ID, f.Log)
 			if !f.Started.IsZero() { // measured where the job ran (Finish.Started)
 				x.StartedAt = minTime(norm(f.Started), now)
 				x.FinishedAt = minTime(norm(f.Started.Add(f.Ran)), now)
@@ -303,6 +304,7 @@ func (s *Store) PruneHistory(ctx context.Context, group string, maxAge time.Dura
 			surplus := maxRows > 0 && rank > maxRows
 			if x.Status != repository.ExecRunning && (old || surplus) {
 				delete(s.execs, xid)
+				delete(s.logs, xid)
 				deleted++
 				continue
 			}

@@ -86,6 +86,7 @@ func (s *Store) RemoveTask(ctx context.Context, group, name string, o repository
 func (s *Store) deleteTaskLocked(group, name string, id repository.TaskID) {
 	for _, xid := range s.execsByTask[id] {
 		delete(s.execs, xid)
+		delete(s.logs, xid)
 	}
 	delete(s.execsByTask, id)
 	delete(s.revisions, id) // ON DELETE CASCADE too

@@ -31,6 +31,7 @@ type Store struct {
 	byHandler   map[string]map[string]map[repository.TaskID]bool // group -> handler -> ids (DueTasks)
 	execs       map[int64]*repository.Execution
 	execsByTask map[repository.TaskID][]int64 // ascending ids
+	logs        map[int64]string              // run logs by execution id (RunLogWriter)
 	listeners   map[string]map[*listener]struct{}
 	taskSets    map[string][]string                   // id -> sorted names
 	audit       []repository.AuditEntry               // ascending ids
@@ -60,6 +61,7 @@ func New(opts ...Option) *Store {
 		byHandler:   make(map[string]map[string]map[repository.TaskID]bool),
 		handlers:    make(map[string]map[string]json.RawMessage),
 		execs:       make(map[int64]*repository.Execution),
+		logs:        make(map[int64]string),
 		execsByTask: make(map[repository.TaskID][]int64),
 		listeners:   make(map[string]map[*listener]struct{}),
 		taskSets:    make(map[string][]string),

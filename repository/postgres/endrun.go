@@ -23,19 +23,20 @@ import (
 const endRunSQL = `WITH v AS (
   SELECT ?::bigint AS task, ?::bigint AS node, ?::timestamptz AS scheduled, ?::int AS attempt, ?::bigint AS batch,
     ?::text AS kind, ?::text AS misfire, ?::text AS args, ?::bigint AS revision, ?::text AS status, ?::text AS err,
-    ?::bigint AS started_us, ?::bigint AS ran_us, ?::int AS pause_after
+    ?::bigint AS started_us, ?::bigint AS ran_us, ?::int AS pause_after, ?::text AS log
 ),
 e AS (
   INSERT INTO easyjob_executions AS x
-    (task_id, node_id, scheduled_at, attempt, batch, kind, misfire, args, revision, status, error, started_at, finished_at)
+    (task_id, node_id, scheduled_at, attempt, batch, kind, misfire, args, revision, status, error, started_at, finished_at, log)
   SELECT v.task, v.node, v.scheduled, greatest(v.attempt, 1), v.batch, v.kind, v.misfire, nullif(v.args, '')::jsonb, v.revision,
     v.status, v.err,
     least(timestamptz 'epoch' + v.started_us * interval '1 microsecond', statement_timestamp()),
-    least(timestamptz 'epoch' + (v.started_us + v.ran_us) * interval '1 microsecond', statement_timestamp())
+    least(timestamptz 'epoch' + (v.started_us + v.ran_us) * interval '1 microsecond', statement_timestamp()), v.log
   FROM v
   ON CONFLICT (task_id, node_id, scheduled_at, attempt, batch) WHERE status <> 'fenced'
   DO UPDATE SET status = excluded.status, error = excluded.error,
-    started_at = excluded.started_at, finished_at = excluded.finished_at
+    started_at = excluded.started_at, finished_at = excluded.finished_at,
+    log = CASE WHEN excluded.log = '' THEN x.log ELSE excluded.log END
   WHERE x.status IN ('running', 'abandoned')
   RETURNING x.id
 ),
@@ -78,7 +79,7 @@ func (s *Store) EndRun(ctx context.Context, r repository.RunEnd) error {
 	err := s.db.QueryRowContext(ctx, endRunSQL,
 		int64(r.Task), int64(r.Node), r.Run.ScheduledAt, max(r.Run.Attempt, 1), r.Run.Batch,
 		string(r.Run.Kind), string(r.Run.Misfire), repository.RecordedArgs(r.Run.Args), r.Run.Revision,
-		string(r.Status), cleanText(r.Error), started, r.Ran.Microseconds(), r.PauseAfter,
+		string(r.Status), cleanText(r.Error), started, r.Ran.Microseconds(), r.PauseAfter, cleanText(r.Log),
 	).Scan(&ended, &tasks)
 	if err != nil {
 		return fmt.Errorf("easyjob/postgres: end the run of task %d at %s: %w", r.Task, r.Run.ScheduledAt.Format("2006-01-02T15:04:05.000Z07:00"), err)

@@ -179,7 +179,7 @@ func (n *Node) runChild(ctx context.Context, ch *spec.Spec, scheduled time.Time,
 		return true
 	}
 	runCtx, endRun := n.fired(ctx, ch, &c.Task, scheduled, n.dbNow(), "", repository.RunChain)
-	status, began, ran, runErr := n.call(runCtx, ch, &c.Task, scheduled, nil)
+	status, began, ran, runErr, log := n.call(runCtx, ch, &c.Task, scheduled, batch, nil)
 	if status == repository.ExecSucceeded {
 		interrupted = n.runChildren(runCtx, ch, scheduled, exec.ID, batch, step{})
 	}
@@ -190,7 +190,7 @@ func (n *Node) runChild(ctx context.Context, ch *spec.Spec, scheduled time.Time,
 	}
 	res := n.finish(c, repository.Finish{
 		Claim: c.Fence(), ExecutionID: exec.ID, Status: status, Error: errText(runErr),
-		Next: next, NextAttempt: 1, Cron: c.Task.Cron, Revision: c.Task.Revision, Started: began, Ran: ran,
+		Next: next, NextAttempt: 1, Cron: c.Task.Cron, Revision: c.Task.Revision, Started: began, Ran: ran, Log: log,
 	})
 	n.children.set(ch.Name, res.Task) // zero when not applied: re-read next time
 	if res.Err != nil && !errors.Is(res.Err, repository.ErrClaimLost) {

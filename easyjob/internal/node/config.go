@@ -1,6 +1,7 @@
 package node
 
 import (
+	"log/slog"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -26,6 +27,14 @@ type Config struct {
 	HistoryMaxAge   time.Duration
 	HistoryMaxRows  int
 	StaleTaskExpiry time.Duration
+
+	// RunLogLimit bounds a run's captured log (bytes; 0: the default,
+	// below 0: runs keep no log), RunLogLevel is the lowest level kept,
+	// and RunLogEcho, when not nil, gets every record too (the process's
+	// log).
+	RunLogLimit int
+	RunLogLevel slog.Level
+	RunLogEcho  slog.Handler
 
 	Logger   zerolog.Logger
 	Observer observe.Observer // nil: nothing observes

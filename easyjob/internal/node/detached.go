@@ -55,11 +55,11 @@ func (n *Node) executeDetached(ctx context.Context, c *claim.Claim) {
 	began := n.dbNow()
 	cancel := n.pool.Detach(c, func(dctx context.Context) {
 		runCtx, endRun := n.fired(dctx, c.Spec, &t, scheduled, found, c.Misfire, c.Kind)
-		status, began, took, err := n.call(runCtx, c.Spec, &t, scheduled, nil)
+		status, began, took, err, log := n.call(runCtx, c.Spec, &t, scheduled, run.Batch, nil)
 		endRun(observe.RunResult{Status: status, Err: err})
 		n.endDetached(repository.RunEnd{
 			Task: t.ID, Node: n.id(), Run: *run, Started: began, Ran: took, Status: status, Error: errText(err),
-			PauseAfter: c.Spec.Opts.PauseAfter,
+			PauseAfter: c.Spec.Opts.PauseAfter, Log: log,
 		})
 	})
 	n.finishLaunch(c, firedOutcome{status: repository.ExecGoesOn, began: began}, cancel)

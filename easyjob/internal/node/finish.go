@@ -200,7 +200,7 @@ func (l *laterFinish) build() repository.Finish {
 	} else {
 		o := l.fired
 		f = l.n.outcome(l.c, o.execID, o.status, o.err, l.c.Plan())
-		f.Started, f.Ran = o.began, o.ran
+		f.Started, f.Ran, f.Log = o.began, o.ran, o.log
 		if o.appendRun {
 			f.Run = l.c.RunRecord()
 		}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/easyjob-go/easyjob/easyjob/internal/claim"
 	"github.com/easyjob-go/easyjob/easyjob/internal/dispatch"
+	"github.com/easyjob-go/easyjob/easyjob/internal/runlog"
 	"github.com/easyjob-go/easyjob/easyjob/internal/schedule"
 	"github.com/easyjob-go/easyjob/easyjob/internal/spec"
 	"github.com/easyjob-go/easyjob/easyjob/observe"
@@ -69,6 +70,8 @@ type Node struct {
 
 	cals       calendars                              // the group's exclusion calendars (calendars.go)
 	cancels    cancelReader                           // operators' cancel requests (cancel.go); owned by its loop
+	runLogs    runLogs                                // logs of running jobs (runlogs.go)
+	joinRunLog func(*runlog.Log)                      // runLogs.join, bound once
 	collisions atomic.Pointer[[]repository.Collision] // the last checkCollisions found
 	stats      stats
 	hooks      *Hooks
@@ -95,6 +98,7 @@ func New(cfg Config, store repository.Runtime, specs map[string]*spec.Spec) (*No
 		hooks:        cfg.Hooks,
 		obs:          cfg.Observer,
 	}
+	n.joinRunLog = n.runLogs.join
 	scheds := make([]*schedule.Schedule, 0, len(specs))
 	for _, s := range specs {
 		scheds = append(scheds, &s.Sched)
@@ -182,6 +186,7 @@ func (n *Node) Run(ctx context.Context) error {
 	bgWG.Go(func() { n.starter.run(bg) })
 	bgWG.Go(func() { loop(bg, n.outage, "heartbeat", n.cfg.HeartbeatInterval, nil, n.heartbeat) })
 	bgWG.Go(func() { n.watchSilence(bg) })
+	bgWG.Go(func() { loop(bg, n.outage, "run logs", runLogFlush, nil, n.flushRunLogs) })
 
 	work, stopWork := context.WithCancel(ctx)
 	defer stopWork()

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/easyjob-go/easyjob/easyjob/internal/claim"
+	"github.com/easyjob-go/easyjob/easyjob/internal/runlog"
 	"github.com/easyjob-go/easyjob/easyjob/internal/spec"
 	"github.com/easyjob-go/easyjob/easyjob/observe"
 	"github.com/easyjob-go/easyjob/repository"
@@ -88,6 +89,7 @@ type firedOutcome struct {
 	began     time.Time           // when the job began (database clock); zero if it did not run
 	ran       time.Duration       // how long the job ran
 	resume    bool                // a chain cut short: the fire stays due, its next run resumes it
+	log       string              // the job's log (runlogs.go)
 	tx        repository.FinishTx // the job's transaction (InTx), committed by its finish
 }
 
@@ -122,7 +124,7 @@ func (n *Node) runFire(ctx context.Context, c *claim.Claim, skip, done bool) (fi
 	case c.Spec.InTx:
 		o = n.callInTx(runCtx, c)
 	default:
-		o.status, o.began, o.ran, o.err = n.call(runCtx, c.Spec, &c.Task, c.Task.NextStartTime, nil)
+		o.status, o.began, o.ran, o.err, o.log = n.call(runCtx, c.Spec, &c.Task, c.Task.NextStartTime, c.Batch(), nil)
 	}
 	return o, runCtx, endRun
 }
@@ -142,7 +144,7 @@ func (n *Node) callInTx(ctx context.Context, c *claim.Claim) firedOutcome {
 		n.log.Warn().Err(o.err).Str("task", c.Spec.Name).Msg("easyjob: job failed")
 		return o
 	}
-	o.status, o.began, o.ran, o.err = n.call(ctx, c.Spec, &c.Task, c.Task.NextStartTime, ftx.Tx())
+	o.status, o.began, o.ran, o.err, o.log = n.call(ctx, c.Spec, &c.Task, c.Task.NextStartTime, c.Batch(), ftx.Tx())
 	if o.status != repository.ExecSucceeded {
 		_ = ftx.Rollback() // a rollback that fails has nothing left to undo: the connection is gone, and the transaction with it
 		return o
@@ -151,12 +153,13 @@ func (n *Node) callInTx(ctx context.Context, c *claim.Claim) firedOutcome {
 	return o
 }
 
-// call runs the job of spec for row t (claimed) and fire time scheduled,
-// with its deadline and metadata; panics become failures. It returns when
-// the job began (the database's clock, as estimated here) and how long it
-// ran: the run's record says how long the job took, not when its writes
-// happened.
-func (n *Node) call(ctx context.Context, sp *spec.Spec, t *repository.Task, scheduled time.Time, tx *sql.Tx) (status repository.ExecStatus, began time.Time, took time.Duration, err error) {
+// call runs the job of spec for row t (claimed) and fire time scheduled
+// (of batch, Execution.Batch), with its deadline, metadata and logger;
+// panics become failures. It returns when the job began (the database's
+// clock, as estimated here) and how long it ran, the run's record says
+// how long the job took, not when its writes happened, and what the job
+// logged through its context's logger.
+func (n *Node) call(ctx context.Context, sp *spec.Spec, t *repository.Task, scheduled time.Time, batch int64, tx *sql.Tx) (status repository.ExecStatus, began time.Time, took time.Duration, err error, log string) {
 	if sp.Opts.Timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, sp.Opts.Timeout)
@@ -167,6 +170,8 @@ func (n *Node) call(ctx context.Context, sp *spec.Spec, t *repository.Task, sche
 		Task: sp.Name, TaskID: int64(t.ID), ScheduledAt: scheduled, Attempt: max(t.Attempt, 1),
 		NodeID: int64(n.id()), Version: fence.Version, Tx: tx,
 	}
+	run.Log = n.newRunLog(runlog.Key{Task: sp.Name, TaskID: run.TaskID, ScheduledAt: scheduled, Attempt: run.Attempt, Batch: batch})
+	defer func() { log = n.endRunLog(run.Log) }()
 	if a := t.RunArgs(); a != "" {
 		run.Args = []byte(a)
 	}
@@ -227,7 +232,7 @@ func (n *Node) call(ctx context.Context, sp *spec.Spec, t *repository.Task, sche
 		}
 		ev.Msg("easyjob: job failed")
 	}
-	return status, began, took, err
+	return status, began, took, err, ""
 }
 
 // errTerminated is a job left running past its overlap grace.

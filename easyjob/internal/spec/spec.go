@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/easyjob-go/easyjob/easyjob/internal/runlog"
 	"github.com/easyjob-go/easyjob/easyjob/internal/schedule"
 	"github.com/easyjob-go/easyjob/repository"
 )
@@ -116,4 +117,7 @@ type Run struct {
 	// Args are the run's JSON arguments (repository.Task.RunArgs); nil
 	// when it has none.
 	Args []byte
+	// Log is the run's captured log (easyjob.Logger); nil when the node
+	// keeps none.
+	Log *runlog.Log
 }

@@ -85,7 +85,7 @@ var methodNames = [numMethods]string{
 	"PublishTaskSet", "TaskSet", "ChainRun", "TaskCounts", "TaskPage", "TaskTree", "TaskRuns",
 	"RecentExecutions", "CountFailures", "RecordAudit", "Audit",
 	"CreateSchedules", "UpdateSchedule", "PublishHandlers", "Handlers", "Revisions",
-	"PutCalendar", "Calendars", "RemoveCalendar", "Backfill", "Cancel", "CancelsSince", "EndRun", "GroupSummaries",
+	"PutCalendar", "Calendars", "RemoveCalendar", "Backfill", "Cancel", "CancelsSince", "EndRun", "GroupSummaries", "WriteRunLogs", "RunLog",
 	"AlertRules", "PutAlertRule", "RemoveAlertRule", "OpenAlert", "ResolveAlert", "AlertEvents", "TakeAlert", "MarkAlertDelivered",
 	"Listen",
 }

@@ -1,0 +1,1 @@
+ALTER TABLE easyjob_executions DROP COLUMN IF EXISTS log;
