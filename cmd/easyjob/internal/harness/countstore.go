@@ -65,6 +65,8 @@ const (
 	mCancelsSince
 	mEndRun
 	mGroupSummaries
+	mWriteRunLogs
+	mRunLog
 	mAlertRules
 	mPutAlertRule
 	mRemoveAlertRule
