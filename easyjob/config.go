@@ -12,6 +12,8 @@ import (
 	"github.com/rs/zerolog"
 	"github.com/uptrace/bun"
 
+	"github.com/easyjob-go/easyjob/easyjob/alert"
+	"github.com/easyjob-go/easyjob/easyjob/internal/alerting"
 	"github.com/easyjob-go/easyjob/easyjob/internal/node"
 	"github.com/easyjob-go/easyjob/easyjob/observe"
 	"github.com/easyjob-go/easyjob/repository"
@@ -113,6 +115,24 @@ type Config struct {
 	// slog.LevelInfo.
 	RunLogLevel slog.Level
 
+	// Alerts are alert rules in code (easyjob/alert): a task's failures,
+	// late or missed fires, dead-man silence, a node's death, a task no
+	// live node registers. Rules added at runtime (easyjob alerts add,
+	// the dashboard) are read from the database too. Each alert is
+	// delivered once for the whole group, by the node that recorded it
+	// first, and resolved once when its condition clears.
+	Alerts []alert.Rule
+	// AlertNotifiers deliver the alerts of rules without notifiers of
+	// their own (alert.Func for a Go callback, *alert.Webhook), and of
+	// runtime rules without a webhook. None: such alerts are recorded
+	// (easyjob alerts history) and not sent.
+	AlertNotifiers []alert.Notifier
+	// AlertInterval is how often each node reads the group's alert rules
+	// and open alerts (every 5 intervals while there are no rules), and
+	// the lowest live node checks dead-man, node and handler rules.
+	// Default 1s.
+	AlertInterval time.Duration
+
 	// Observer receives the runtime's events for metrics and traces
 	// (easyjob/metrics/prom, easyjob/metrics/otel; Observers combines
 	// several). Default: none.
@@ -147,7 +167,20 @@ func (c Config) runtime() node.Config {
 		HistoryMaxAge: c.HistoryMaxAge, HistoryMaxRows: c.HistoryMaxRows, StaleTaskExpiry: c.StaleTaskExpiry,
 		Logger: *c.Logger, Observer: c.Observer, Hooks: c.hooks,
 		RunLogLimit: c.RunLogLimit, RunLogLevel: c.RunLogLevel, RunLogEcho: c.runLogEcho(),
+		Alerts: c.alerting(),
 	}
+}
+
+// alerting is the alerting of the node: the rules in code with their
+// defaults (validate refused the invalid ones).
+func (c Config) alerting() *alerting.Config {
+	rules := make([]alert.Rule, 0, len(c.Alerts))
+	for _, r := range c.Alerts {
+		if r, err := r.Normalize(); err == nil {
+			rules = append(rules, r)
+		}
+	}
+	return &alerting.Config{Rules: rules, Notifiers: c.AlertNotifiers, Interval: c.AlertInterval}
 }
 
 // runLogEcho is where the lines of run logs go besides their runs: the
@@ -212,6 +245,9 @@ func (c Config) withDefaults() Config {
 	if c.NodeExpiry == 0 {
 		c.NodeExpiry = time.Hour
 	}
+	if c.AlertInterval == 0 {
+		c.AlertInterval = time.Second
+	}
 	if c.Logger == nil {
 		c.Logger, c.slogBridge = defaultLogger(c.Slog), c.Slog != nil
 	}
@@ -263,11 +299,33 @@ func (c Config) validate() error {
 	if c.HistoryMaxAge < 0 || c.HistoryMaxRows < 0 {
 		return fmt.Errorf("%w: HistoryMaxAge (%v) and HistoryMaxRows (%d) must not be negative", ErrInvalidConfig, c.HistoryMaxAge, c.HistoryMaxRows)
 	}
+	if err := validateAlerts(c.Alerts); err != nil {
+		return err
+	}
+	if c.AlertInterval < 0 {
+		return bad("AlertInterval", c.AlertInterval)
+	}
 	if c.DeadAfter <= c.LiveAfter {
 		return fmt.Errorf("%w: DeadAfter (%v) must exceed LiveAfter (%v)", ErrInvalidConfig, c.DeadAfter, c.LiveAfter)
 	}
 	if c.LiveAfter < c.HeartbeatInterval {
 		return fmt.Errorf("%w: LiveAfter (%v) must be at least HeartbeatInterval (%v)", ErrInvalidConfig, c.LiveAfter, c.HeartbeatInterval)
+	}
+	return nil
+}
+
+// validateAlerts refuses invalid rules, and two rules of one name.
+func validateAlerts(rules []alert.Rule) error {
+	seen := make(map[string]bool, len(rules))
+	for _, r := range rules {
+		n, err := r.Normalize()
+		if err != nil {
+			return fmt.Errorf("%w: Alerts: %w", ErrInvalidConfig, err)
+		}
+		if seen[n.Name] {
+			return fmt.Errorf("%w: Alerts: two rules named %q (give them a Name each)", ErrInvalidConfig, n.Name)
+		}
+		seen[n.Name] = true
 	}
 	return nil
 }

@@ -88,6 +88,9 @@ func (n *Node) dispatch(now time.Time, due []*claim.Claim) (fired, back []*claim
 			n.overlapDeadline(c)
 			if c.Misfire != "" {
 				n.observe(observe.Event{Kind: observe.EventMisfire, Task: c.Spec.Name, Misfire: c.Misfire, Lag: c.FoundAt.Sub(c.Task.NextStartTime.Add(c.Jitter))})
+				if n.alerts != nil {
+					n.alerts.Misfired(c.Spec.Name, c.Task.NextStartTime, c.Misfire, c.FoundAt.Sub(c.Task.NextStartTime.Add(c.Jitter)))
+				}
 			}
 		}
 		n.pool.Submit(now, ok...)

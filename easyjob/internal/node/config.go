@@ -6,6 +6,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/easyjob-go/easyjob/easyjob/internal/alerting"
 	"github.com/easyjob-go/easyjob/easyjob/observe"
 	"github.com/easyjob-go/easyjob/repository"
 )
@@ -39,6 +40,9 @@ type Config struct {
 	Logger   zerolog.Logger
 	Observer observe.Observer // nil: nothing observes
 	Hooks    *Hooks           // nil but in tests
+	// Alerts configures the alerting service (internal/alerting); its
+	// Group, LiveAfter, DeadAfter and Logger are the node's. Nil: no alerts.
+	Alerts *alerting.Config
 	// Tx opens the transactions of InTx tasks; nil when the store has
 	// none (such tasks are refused before the node is made).
 	Tx repository.TxFinisher

@@ -11,6 +11,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/easyjob-go/easyjob/easyjob/internal/alerting"
 	"github.com/easyjob-go/easyjob/easyjob/internal/claim"
 	"github.com/easyjob-go/easyjob/easyjob/internal/dispatch"
 	"github.com/easyjob-go/easyjob/easyjob/internal/runlog"
@@ -75,7 +76,8 @@ type Node struct {
 	collisions atomic.Pointer[[]repository.Collision] // the last checkCollisions found
 	stats      stats
 	hooks      *Hooks
-	obs        observe.Observer // Config.Observer; nil when nothing observes
+	obs        observe.Observer  // Config.Observer; nil when nothing observes
+	alerts     *alerting.Service // nil without alerts (alerts.go)
 }
 
 // New returns a node of cfg's group over store that runs specs (by
@@ -116,6 +118,7 @@ func New(cfg Config, store repository.Runtime, specs map[string]*spec.Spec) (*No
 	slices.Sort(n.roots)
 	n.outage = newOutage(n.log)
 	n.completer = newCompleter(store, n.outage, n.claims.Hold)
+	n.alerts = newAlerts(cfg, n.log, store)
 	return n, nil
 }
 
@@ -197,6 +200,9 @@ func (n *Node) Run(ctx context.Context) error {
 	workWG.Go(func() { n.boss(work) })
 	workWG.Go(func() { n.watchHandovers(work) })
 	workWG.Go(func() { loop(work, n.outage, "cancels", n.cfg.HeartbeatInterval, nil, n.readCancels) })
+	if n.alerts != nil {
+		workWG.Go(func() { n.alerts.Run(work, alertView{n}) })
+	}
 	if l, ok := n.store.(repository.Notifier); ok {
 		workWG.Go(func() { n.listen(work, l) })
 	}

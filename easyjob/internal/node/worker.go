@@ -319,6 +319,9 @@ type stackTracer interface{ StackTrace() []byte }
 // time found) and opens its run; the returned context is the job's and its
 // children's parent.
 func (n *Node) fired(ctx context.Context, spec *spec.Spec, t *repository.Task, scheduled, found time.Time, misfire repository.MisfireAction, trigger repository.RunKind) (context.Context, func(observe.RunResult)) {
+	if n.alerts != nil && trigger != repository.RunChain {
+		n.alerts.Started(spec.Name, scheduled, max(found.Sub(scheduled), 0), misfire != "")
+	}
 	if n.obs == nil {
 		return ctx, endNothing
 	}
