@@ -8,6 +8,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/easyjob-go/easyjob/easyjob/alert"
 	"github.com/easyjob-go/easyjob/easyjob/internal/schedule"
 	"github.com/easyjob-go/easyjob/repository"
 	"github.com/easyjob-go/easyjob/repository/instrument"
@@ -730,4 +731,69 @@ func (c *Client) NodeInfos(ns []repository.Node, now time.Time, inFlight map[rep
 		out[i] = ni
 	}
 	return out
+}
+
+// AlertRules lists the group's alert rules added at runtime, by name
+// (the rules in code are each node's Config.Alerts). Secrets are not
+// returned.
+func (c *Client) AlertRules(ctx context.Context) ([]alert.StoredRule, error) {
+	rs, err := c.store.AlertRules(ctx, c.group)
+	if err != nil {
+		return nil, fmt.Errorf("easyjob: alert rules of group %q: %w", c.group, err)
+	}
+	out := make([]alert.StoredRule, len(rs))
+	for i, r := range rs {
+		out[i] = alert.StoredRuleOf(r)
+		out[i].WebhookSecret = ""
+	}
+	return out, nil
+}
+
+// PutAlertRule adds a runtime alert rule, or replaces the rule of its
+// name; every node applies it within Config.AlertInterval. The rule is
+// checked first (alert.ErrInvalidRule) and the change audited (action
+// "alert"); the secret is never recorded in the audit log.
+func (c *Client) PutAlertRule(ctx context.Context, r alert.StoredRule) (alert.StoredRule, error) {
+	r, err := r.Check()
+	if err != nil {
+		return alert.StoredRule{}, err
+	}
+	e := c.entry(ctx, "alert", r.Task, "put rule "+r.Name+": "+string(r.Kind))
+	got, err := c.store.PutAlertRule(ctx, repository.AlertRule{
+		Group: c.group, Name: r.Name, Task: r.Task, Kind: r.Kind, Count: r.Count, After: r.After,
+		WebhookURL: r.WebhookURL, WebhookSecret: r.WebhookSecret, CreatedBy: e.Name,
+	})
+	if err != nil {
+		return alert.StoredRule{}, fmt.Errorf("easyjob: put alert rule %q of group %q: %w", r.Name, c.group, err)
+	}
+	if err := c.store.RecordAudit(ctx, e); err != nil {
+		return alert.StoredRule{}, err
+	}
+	out := alert.StoredRuleOf(got)
+	out.WebhookSecret = ""
+	return out, nil
+}
+
+// RemoveAlertRule deletes the runtime alert rule name
+// (alert.ErrRuleNotFound when there is none), audited. Its open alerts
+// stay open until their condition clears.
+func (c *Client) RemoveAlertRule(ctx context.Context, name string) error {
+	if err := c.store.RemoveAlertRule(ctx, c.group, name); err != nil {
+		return fmt.Errorf("easyjob: remove alert rule %q of group %q: %w", name, c.group, err)
+	}
+	return c.store.RecordAudit(ctx, c.entry(ctx, "alert", "", "remove rule "+name))
+}
+
+// AlertHistory lists the group's alerts, newest first, with how their
+// delivery went; f.Live keeps those open or not yet delivered.
+func (c *Client) AlertHistory(ctx context.Context, f repository.AlertFilter) ([]alert.Record, error) {
+	es, err := c.store.AlertEvents(ctx, c.group, f)
+	if err != nil {
+		return nil, fmt.Errorf("easyjob: alerts of group %q: %w", c.group, err)
+	}
+	out := make([]alert.Record, len(es))
+	for i, e := range es {
+		out[i] = alert.RecordOf(e)
+	}
+	return out, nil
 }

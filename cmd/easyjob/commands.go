@@ -59,6 +59,8 @@ var commands = []command{
 		operation{args: "NAME", minArgs: 1, maxArgs: 1, flags: removeFlags}),
 	operator("calendar", "set, list or remove the group's exclusion calendars: dates, date ranges and crons that tasks naming them do not fire on",
 		operation{args: "set NAME [--date D]... [--range FROM..TO]... [--cron EXPR]... | list | remove NAME", minArgs: 1, maxArgs: 2, flags: calendarFlags}),
+	operator("alerts", "list, add or remove the group's runtime alert rules, or list its alerts (history), newest first",
+		operation{args: "list | add [NAME] --kind KIND [--task T] [--count N] [--after D] [--webhook URL] | remove NAME | history [--open]", minArgs: 1, maxArgs: 2, flags: alertsFlags}),
 	operator("audit", "list who created, updated, paused, resumed, triggered, rescheduled, removed or pruned what, newest first",
 		operation{flags: auditFlags}),
 	{name: "dashboard", help: "serve the web dashboard of a group (--addr, --read-only)", run: dashboardCommand},

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/easyjob-go/easyjob/easyjob"
+	"github.com/easyjob-go/easyjob/easyjob/alert"
 )
 
 // Exit statuses of the operator commands; scripts may rely on them.
@@ -40,7 +41,7 @@ func exitCode(err error) int {
 		return exitUsage
 	case errors.As(err, &inUse):
 		return exitInUse
-	case errors.Is(err, easyjob.ErrTaskNotFound), errors.Is(err, easyjob.ErrCalendarNotFound):
+	case errors.Is(err, easyjob.ErrTaskNotFound), errors.Is(err, easyjob.ErrCalendarNotFound), errors.Is(err, alert.ErrRuleNotFound):
 		return exitNotFound
 	case errors.Is(err, easyjob.ErrNotTriggerable), errors.Is(err, easyjob.ErrNotDynamic), errors.Is(err, easyjob.ErrBackfillInProgress),
 		errors.Is(err, easyjob.ErrNotRunning):
@@ -49,7 +50,8 @@ func exitCode(err error) int {
 		return exitExists
 	case errors.Is(err, easyjob.ErrInvalidCron), errors.Is(err, easyjob.ErrInvalidArgs),
 		errors.Is(err, easyjob.ErrUnknownHandler), errors.Is(err, easyjob.ErrInvalidName),
-		errors.Is(err, easyjob.ErrInvalidCalendar), errors.Is(err, easyjob.ErrInvalidBackfill):
+		errors.Is(err, easyjob.ErrInvalidCalendar), errors.Is(err, easyjob.ErrInvalidBackfill),
+		errors.Is(err, alert.ErrInvalidRule):
 		return exitInvalid
 	case errors.Is(err, easyjob.ErrInvalidConfig), errors.Is(err, easyjob.ErrInvalidOption):
 		return exitUsage

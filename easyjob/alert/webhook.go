@@ -67,11 +67,11 @@ func Verify(secret string, body []byte, signature string) bool {
 }
 
 // String names the webhook without its secret, its path or its query.
-func (w *Webhook) String() string { return "webhook to " + redactURL(w.URL) }
+func (w *Webhook) String() string { return "webhook to " + RedactURL(w.URL) }
 
-// redactURL keeps a URL's scheme and host: its path, query and user
+// RedactURL keeps a URL's scheme and host: its path, query and user
 // may hold a token.
-func redactURL(raw string) string {
+func RedactURL(raw string) string {
 	u, err := url.Parse(raw)
 	if err != nil || u.Host == "" {
 		return "(an invalid URL)"
