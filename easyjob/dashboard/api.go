@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/easyjob-go/easyjob/easyjob"
+	"github.com/easyjob-go/easyjob/easyjob/alert"
 	"github.com/easyjob-go/easyjob/repository"
 )
 
@@ -96,6 +97,10 @@ var apiRoutes = []apiRoute{
 	{http.MethodPut, "/calendars/{name}", true, (*API).putCalendar},
 	{http.MethodDelete, "/calendars/{name}", true, (*API).removeCalendar},
 	{http.MethodGet, "/forecast", false, (*API).getForecast},
+	{http.MethodGet, "/alerts", false, (*API).listAlerts},
+	{http.MethodGet, "/alerts/rules", false, (*API).listAlertRules},
+	{http.MethodPut, "/alerts/rules/{name}", true, (*API).putAlertRule},
+	{http.MethodDelete, "/alerts/rules/{name}", true, (*API).removeAlertRule},
 }
 
 // ServeHTTP serves the API's routes; anything else under /api/v1/ is a
@@ -746,6 +751,7 @@ const (
 	codeInvalidBackfill = "invalid_backfill"
 	codeBackfillRunning = "backfill_in_progress"
 	codeNotRunning      = "not_running"
+	codeInvalidRule     = "invalid_alert_rule"
 	codeInternal        = "internal"
 )
 
@@ -773,6 +779,8 @@ var sentinelCodes = []struct {
 	{easyjob.ErrInvalidBackfill, http.StatusBadRequest, codeInvalidBackfill},
 	{easyjob.ErrBackfillInProgress, http.StatusConflict, codeBackfillRunning},
 	{easyjob.ErrNotRunning, http.StatusConflict, codeNotRunning},
+	{alert.ErrRuleNotFound, http.StatusNotFound, codeNotFound},
+	{alert.ErrInvalidRule, http.StatusBadRequest, codeInvalidRule},
 }
 
 // errorCodes lists every code the API answers, for the OpenAPI test.

@@ -125,6 +125,8 @@ func (h *Handler) newSite(c *easyjob.Client) *site {
 	s.mux.HandleFunc("GET /audit", s.audit)
 	s.mux.HandleFunc("GET /calendars", s.calendars)
 	s.mux.HandleFunc("GET /forecast", s.forecast)
+	s.mux.HandleFunc("GET /alerts", s.alertsPage)
+	s.mux.HandleFunc("POST /alerts", s.alertsAction)
 	s.mux.HandleFunc("GET /reschedule", s.reschedulePreview)
 	s.mux.HandleFunc("POST /action", s.action)
 	s.mux.HandleFunc("GET /schedule/new", s.newSchedule)

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/easyjob-go/easyjob/easyjob"
+	"github.com/easyjob-go/easyjob/easyjob/alert"
 )
 
 // openAPIPath is the API's description, from this package's directory.
@@ -100,6 +101,9 @@ func TestOpenAPISchemas(t *testing.T) {
 	same(t, "Version properties", yamlKeys(t, lines, "    Version:", 8), jsonNames(reflect.TypeFor[easyjob.Version]()))
 	same(t, "GroupSummary properties", yamlKeys(t, lines, "    GroupSummary:", 8), jsonNames(reflect.TypeFor[GroupSummary]()))
 	same(t, "GroupList properties", yamlKeys(t, lines, "    GroupList:", 8), jsonNames(reflect.TypeFor[GroupList]()))
+	same(t, "Alert properties", yamlKeys(t, lines, "    Alert:", 8), jsonNames(reflect.TypeFor[alert.Record]()))
+	same(t, "AlertRule properties", yamlKeys(t, lines, "    AlertRule:", 8), jsonNames(reflect.TypeFor[alert.StoredRule]()))
+	same(t, "AlertRuleInput properties", yamlKeys(t, lines, "    AlertRuleInput:", 8), jsonNames(reflect.TypeFor[alertRuleJSON]()))
 	node := append(jsonNames(reflect.TypeFor[easyjob.NodeInfo]()), "heartbeat_age_seconds") // MarshalJSON adds it
 	same(t, "Node properties", yamlKeys(t, lines, "    Node:", 8), node)
 }
