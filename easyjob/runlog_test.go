@@ -33,7 +33,7 @@ func TestRunLogs(t *testing.T) {
 					Logger(ctx).With("k", "v").Warn("step ran")
 					return nil
 				}, Parent("root")))
-				must(t, s.Register("long", "@every 1h", func(ctx context.Context) error {
+				must(t, s.Register("long", "0 0 0 1 1 *", func(ctx context.Context) error {
 					Logger(ctx).Info("started")
 					select {
 					case <-release:

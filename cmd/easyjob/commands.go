@@ -33,6 +33,8 @@ var commands = []command{
 		operation{liveness: true, flags: statusFlags(true, false)}),
 	operator("history", "list the runs of a task, newest first",
 		operation{args: "NAME", minArgs: 1, maxArgs: 1, flags: historyFlags}),
+	operator("logs", "print what a run of a task logged through easyjob.Logger (its newest run, or RUN, an id from history; --follow: as it runs)",
+		operation{args: "NAME [RUN] [--follow]", minArgs: 1, maxArgs: 2, flags: logsFlags}),
 	operator("create", "create a schedule at runtime: a handler kind a node registers, a cron and JSON arguments",
 		operation{args: "NAME --handler KIND --cron SPEC [--args JSON]", minArgs: 1, maxArgs: 1, flags: createFlags}),
 	operator("update", "replace the handler, cron, arguments or options of a schedule created at runtime",

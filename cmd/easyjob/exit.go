@@ -13,7 +13,7 @@ const (
 	exitOK       = 0 // done
 	exitFailed   = 1 // the operation failed (database unreachable, not migrated, ...)
 	exitUsage    = 2 // bad flags or arguments
-	exitNotFound = 3 // unknown task
+	exitNotFound = 3 // unknown task (or run: logs)
 	exitInvalid  = 4 // invalid input (a cron expression, a schedule's arguments or handler kind)
 	exitInUse    = 5 // remove refused: a live node registers the task
 	exitRefused  = 6 // refused: trigger or backfill of a task no node would run (a chain step, or no live node registers it); update of a task registered in code; a backfill while one is in progress; a cancel of a task not running
@@ -41,7 +41,7 @@ func exitCode(err error) int {
 		return exitUsage
 	case errors.As(err, &inUse):
 		return exitInUse
-	case errors.Is(err, easyjob.ErrTaskNotFound), errors.Is(err, easyjob.ErrCalendarNotFound), errors.Is(err, alert.ErrRuleNotFound):
+	case errors.Is(err, easyjob.ErrTaskNotFound), errors.Is(err, easyjob.ErrCalendarNotFound), errors.Is(err, alert.ErrRuleNotFound), errors.Is(err, easyjob.ErrRunNotFound):
 		return exitNotFound
 	case errors.Is(err, easyjob.ErrNotTriggerable), errors.Is(err, easyjob.ErrNotDynamic), errors.Is(err, easyjob.ErrBackfillInProgress),
 		errors.Is(err, easyjob.ErrNotRunning):

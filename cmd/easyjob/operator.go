@@ -105,7 +105,8 @@ func (op operation) run(ctx context.Context, args []string, stdout, stderr io.Wr
 		// migrated" about a database nobody meant.
 		return fail(exitUsage, errors.New("no database given: pass --dsn postgres://user@host:5432/db or set EASYJOB_DSN"))
 	}
-	if *timeout > 0 {
+	// --follow without --timeout follows until the run ends.
+	if *timeout > 0 && (!isSet(fs, "follow") || isSet(fs, "timeout")) {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, *timeout)
 		defer cancel()

@@ -68,11 +68,13 @@ func (n *Node) flushRunLogs(ctx context.Context) error {
 	}
 	r.mu.Unlock()
 	var ups []repository.RunLogUpdate
+	var sent []*runlog.Log
 	for _, l := range logs {
 		text, changed := l.Changed()
 		if !changed {
 			continue
 		}
+		sent = append(sent, l)
 		k := l.Run
 		ups = append(ups, repository.RunLogUpdate{
 			Task: repository.TaskID(k.TaskID), Node: n.id(), ScheduledAt: k.ScheduledAt, Attempt: k.Attempt, Batch: k.Batch, Log: text,
@@ -81,7 +83,15 @@ func (n *Node) flushRunLogs(ctx context.Context) error {
 	if len(ups) == 0 {
 		return nil
 	}
-	_, err := n.store.WriteRunLogs(ctx, ups)
+	stored, err := n.store.WriteRunLogs(ctx, ups)
+	if err != nil || stored < len(ups) {
+		// Some run's start is not recorded yet (or the write failed):
+		// all are sent again next time; a write replaces, so the ones
+		// stored are only written twice.
+		for _, l := range sent {
+			l.Unstored()
+		}
+	}
 	return err
 }
 

@@ -87,6 +87,14 @@ func (l *Log) text() string {
 	return string(l.buf) + fmt.Sprintf("[easyjob: %d more lines (%d bytes) cut: a run keeps %d bytes of log]\n", l.cut, l.cutB, l.limit)
 }
 
+// Unstored undoes the last Changed: its text was not stored (the run's
+// start not recorded yet), so the next Changed returns it again.
+func (l *Log) Unstored() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.written = -1
+}
+
 // Changed returns the text when lines were written since the last call
 // that returned true, so a running job's log is stored only when it grew.
 func (l *Log) Changed() (string, bool) {
