@@ -129,7 +129,8 @@ type Config struct {
 	AlertNotifiers []alert.Notifier
 	// AlertInterval is how often each node reads the group's alert rules
 	// and open alerts (every 5 intervals while there are no rules), and
-	// the lowest live node checks dead-man, node and handler rules.
+	// the lowest live node checks node deaths (dead-man and handler
+	// rules, which read every task of the group: every 5 intervals).
 	// Default 1s.
 	AlertInterval time.Duration
 

@@ -71,14 +71,15 @@ type Service struct {
 	dropped atomic.Int64
 
 	// Owned by Run's loop:
-	ticks     int
-	lastGood  map[string]time.Time // deadman: a task's last success, by name
-	lastSeen  map[string]time.Time // deadman: the LastFinishedAt lastGood was read at
-	deliverMu sync.Mutex
-	inflight  map[int64]bool      // queued or being delivered
-	retryAt   map[int64]time.Time // failed deliveries wait until then
-	done      map[doneKey]bool    // notifiers that got a notification already
-	gaveUp    map[int64]bool
+	ticks      int
+	groupTicks int                  // passes that ran the group checks
+	lastGood   map[string]time.Time // deadman: a task's last success, by name
+	lastSeen   map[string]time.Time // deadman: the LastFinishedAt lastGood was read at
+	deliverMu  sync.Mutex
+	inflight   map[int64]bool      // queued or being delivered
+	retryAt    map[int64]time.Time // failed deliveries wait until then
+	done       map[doneKey]bool    // notifiers that got a notification already
+	gaveUp     map[int64]bool
 }
 
 type doneKey struct {

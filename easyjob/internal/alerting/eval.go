@@ -14,6 +14,11 @@ import (
 // intervals only.
 const noRulesEvery = 5
 
+// tasksEvery: the group checks that read every task of the group
+// (dead-man, missing handlers, failure streaks resolved elsewhere) run
+// every this many intervals; node deaths are checked every interval.
+const tasksEvery = 5
+
 // fireKey is the key of an occurrence about the fire at t.
 func fireKey(t time.Time) string { return "fire " + t.UTC().Format(time.RFC3339Nano) }
 
@@ -199,7 +204,7 @@ func (s *Service) groupChecks(ctx context.Context, idx *index, live []repository
 	if len(nodeRules) > 0 {
 		s.checkNodes(ctx, idx, nodeRules)
 	}
-	if !needTasks {
+	if s.groupTicks++; !needTasks || s.groupTicks%tasksEvery != 1 {
 		return
 	}
 	tasks, err := s.store.Tasks(ctx, s.cfg.Group)
