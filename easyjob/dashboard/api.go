@@ -88,6 +88,7 @@ var apiRoutes = []apiRoute{
 	{http.MethodPost, "/tasks/{name}/backfill", true, (*API).backfill},
 	{http.MethodPost, "/tasks/{name}/cancel", true, (*API).cancel},
 	{http.MethodGet, "/tasks/{name}/history", false, (*API).history},
+	{http.MethodGet, "/tasks/{name}/runs/{id}/log", false, (*API).runLog},
 	{http.MethodGet, "/tasks/{name}/versions", false, (*API).versions},
 	{http.MethodGet, "/tasks/{name}/explain", false, (*API).explain},
 	{http.MethodGet, "/nodes", false, (*API).nodes},
@@ -763,6 +764,7 @@ var sentinelCodes = []struct {
 	code   string
 }{
 	{easyjob.ErrTaskNotFound, http.StatusNotFound, codeNotFound},
+	{easyjob.ErrRunNotFound, http.StatusNotFound, codeNotFound},
 	{easyjob.ErrCalendarNotFound, http.StatusNotFound, codeNotFound},
 	{easyjob.ErrInvalidCalendar, http.StatusBadRequest, codeInvalidCalendar},
 	{easyjob.ErrInvalidArgs, http.StatusBadRequest, codeInvalidArgs},

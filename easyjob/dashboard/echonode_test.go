@@ -39,7 +39,8 @@ func startEchoNode(t *testing.T, store repository.Store, group string) *echoNode
 		t.Fatal(err)
 	}
 	n := &echoNode{}
-	if err := s.Handle("echo", easyjob.HandlerOf(func(_ context.Context, a echoArgs) error {
+	if err := s.Handle("echo", easyjob.HandlerOf(func(ctx context.Context, a echoArgs) error {
+		easyjob.Logger(ctx).Info("echo", "n", a.N)
 		n.mu.Lock()
 		defer n.mu.Unlock()
 		n.seen = append(n.seen, a.N)

@@ -121,6 +121,7 @@ func (h *Handler) newSite(c *easyjob.Client) *site {
 	s.mux.HandleFunc("GET /{$}", s.overview)
 	s.mux.HandleFunc("GET /tasks", s.tasks)
 	s.mux.HandleFunc("GET /task", s.task)
+	s.mux.HandleFunc("GET /run", s.run)
 	s.mux.HandleFunc("GET /nodes", s.nodes)
 	s.mux.HandleFunc("GET /audit", s.audit)
 	s.mux.HandleFunc("GET /calendars", s.calendars)

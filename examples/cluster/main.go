@@ -14,6 +14,11 @@
 //	EASYJOB_HTTP_ADDR=127.0.0.1:9464 go run ./examples/cluster &
 //	curl -s 127.0.0.1:9464/metrics | grep ^easyjob_
 //	curl -s 127.0.0.1:9464/healthz
+//
+// Each step logs through easyjob.Logger(ctx); its lines are kept with its
+// run:
+//
+//	go run ./cmd/easyjob logs step1 --group cluster-example
 package main
 
 import (
@@ -54,11 +59,14 @@ func run() error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
+	// Each step logs through its context's logger: the lines are stored
+	// with the run (easyjob logs step1 --group cluster-example, or the
+	// dashboard's run page) and also printed here, with the task's name.
 	step := func(name string) easyjob.Func {
 		return func(ctx context.Context) error {
 			info, _ := easyjob.InfoFromContext(ctx)
-			logger.Info().Str("step", name).Int64("node", info.NodeID).
-				Time("fire", info.ScheduledAt).Str("token", info.Token.String()).Msg("run")
+			easyjob.Logger(ctx).Info("run", "step", name, "node", info.NodeID,
+				"fire", info.ScheduledAt, "token", info.Token.String())
 			return nil
 		}
 	}

@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"strconv"
@@ -29,6 +30,7 @@ type nodeParams struct {
 	OverlapTasks    int  // tasks whose runs outlast their interval, one per overlap policy in turn (overlap.go)
 	Metrics         bool // a Prometheus observer on each node (metrics.go)
 	GOMAXPROCS      int  // node processes only: runtime.GOMAXPROCS (0 = Go's own choice)
+	LogLines        int  // lines each run writes through easyjob.Logger (run logs; 0: silent jobs)
 	// Handler, when set, is the one handler kind the node registers
 	// (runtime schedules, bench --schedules) instead of the Tasks tasks.
 	Handler string
@@ -55,6 +57,7 @@ func addNodeFlags(fs *flag.FlagSet, p *nodeParams) {
 	fs.IntVar(&p.ChainDepth, "chain-depth", 0, "make every task the root of a chain of this many steps (t00001 -> t00001.s1 -> ...); 0 = flat tasks")
 	fs.IntVar(&p.OverlapTasks, "overlap-tasks", 0, "also register this many tasks on every second whose runs last "+overlapRun.String()+", with the overlap policies skip, buffer_one, buffer_all, cancel and terminate in turn (o00-skip, o01-buffer_one, ...); chaos checks each policy")
 	fs.BoolVar(&p.Metrics, "metrics", false, "give every node a Prometheus observer (easyjob/metrics/prom), scraped every 15s")
+	fs.IntVar(&p.LogLines, "log-lines", 0, "every run of a bench task writes this many lines through easyjob.Logger, kept with the run (run logs); 0 = silent jobs")
 	fs.IntVar(&p.GOMAXPROCS, "gomaxprocs", 0, "GOMAXPROCS of each node process, as a container's CPU limit sets it (0 = Go's own choice; --procs only)")
 }
 
@@ -108,6 +111,9 @@ func (p nodeParams) args() []string {
 	}
 	if p.GOMAXPROCS != 0 {
 		a = append(a, "--gomaxprocs", strconv.Itoa(p.GOMAXPROCS))
+	}
+	if p.LogLines != 0 {
+		a = append(a, "--log-lines", strconv.Itoa(p.LogLines))
 	}
 	if p.Handler != "" {
 		a = append(a, "--handler", p.Handler)
@@ -163,7 +169,7 @@ func registerTasks(s *easyjob.Scheduler, p nodeParams, l ledger) error {
 	if p.Handler != "" {
 		return s.Handle(p.Handler, easyjob.HandlerOf(ledgerHandler(l)))
 	}
-	job := ledgerJob(l)
+	job := loggingJob(ledgerJob(l), p.LogLines)
 	for i := range p.Tasks {
 		if err := s.Register(taskName(i), p.Cron, job); err != nil {
 			return err
@@ -177,4 +183,21 @@ func registerTasks(s *easyjob.Scheduler, p nodeParams, l ledger) error {
 		}
 	}
 	return registerOverlapTasks(s, p, l)
+}
+
+// loggingJob is job, then lines lines written through easyjob.Logger
+// (bench --log-lines: the cost of run logs; the ledger's start is
+// recorded before them, as a silent job's); job itself when lines is 0.
+func loggingJob(job easyjob.Func, lines int) easyjob.Func {
+	if lines <= 0 {
+		return job
+	}
+	return func(ctx context.Context) error {
+		err := job(ctx)
+		log := easyjob.Logger(ctx)
+		for i := range lines {
+			log.Info("bench line", "i", i, "of", lines)
+		}
+		return err
+	}
 }
