@@ -88,7 +88,11 @@ func runEnd(x easyjob.ExecutionInfo) string {
 	if x.Status == repository.ExecRunning {
 		return "running since " + x.StartedAt.UTC().Format(time.RFC3339)
 	}
-	s := fmt.Sprintf("%s after %v", x.Status, x.FinishedAt.Sub(x.StartedAt).Round(time.Millisecond))
+	took := x.FinishedAt.Sub(x.StartedAt)
+	if took >= time.Millisecond {
+		took = took.Round(time.Millisecond)
+	}
+	s := fmt.Sprintf("%s after %v", x.Status, took)
 	if x.Error != "" {
 		s += ": " + x.Error
 	}
