@@ -15,6 +15,7 @@ import (
 
 	"github.com/easyjob-go/easyjob/easyjob/alert"
 	"github.com/easyjob-go/easyjob/repository"
+	"github.com/easyjob-go/easyjob/repository/memory"
 )
 
 // receiver is a webhook endpoint that checks each request's signature
@@ -202,5 +203,62 @@ func TestAlertsOnceUnderNodeKills(t *testing.T) {
 		if e.Kind == alert.Failure && e.State == alert.Resolved && e.Count < 2 {
 			t.Errorf("the failure alert counted %d failures, want the streak (at least 2)", e.Count)
 		}
+	}
+}
+
+// TestRuntimeAlertRuleWebhook: a rule added at runtime through a Client,
+// naming its own signed webhook, reaches a running node: two failures in
+// a row alert that webhook once, a success resolves it; the nodes'
+// notifiers get nothing of it.
+func TestRuntimeAlertRuleWebhook(t *testing.T) {
+	store := memory.New()
+	group := "runtime-alerts"
+	rc := &receiver{t: t, secret: "rule-secret", got: map[string]int{}}
+	srv := httptest.NewServer(rc)
+	t.Cleanup(srv.Close)
+	var others atomic.Int32
+	var failing atomic.Bool
+	failing.Store(true)
+	cfg := fastConfig(store, group)
+	cfg.AlertInterval = 50 * time.Millisecond
+	cfg.AlertNotifiers = []alert.Notifier{alert.Func(func(context.Context, alert.Event) error { others.Add(1); return nil })}
+	start(t, cfg, func(s *Scheduler) {
+		if err := s.Register("job", "* * * * * *", func(context.Context) error {
+			if failing.Load() {
+				return errors.New("boom")
+			}
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+	})
+	c, err := NewClient(t.Context(), Config{Store: store, Group: group})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Close() })
+	if _, err := c.PutAlertRule(t.Context(), alert.StoredRule{Kind: alert.ConsecutiveFailures, Task: "job", Count: 2,
+		WebhookURL: srv.URL + "/hook", WebhookSecret: rc.secret}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 15*time.Second, "the consecutive failures alert", func() bool {
+		return len(rc.delivered(alert.ConsecutiveFailures, alert.Firing)) == 1
+	})
+	failing.Store(false)
+	waitFor(t, 15*time.Second, "its resolution", func() bool {
+		return len(rc.delivered(alert.ConsecutiveFailures, alert.Resolved)) == 1
+	})
+	hs, err := c.AlertHistory(t.Context(), repository.AlertFilter{})
+	if err != nil || len(hs) != 1 || hs[0].Rule != "consecutive_failures:job:2" || !hs[0].Delivered || hs[0].Count < 1 {
+		t.Fatalf("AlertHistory = %+v, %v", hs, err)
+	}
+	waitFor(t, 15*time.Second, "the resolved delivery recorded", func() bool {
+		hs, _ := c.AlertHistory(t.Context(), repository.AlertFilter{Live: true})
+		return len(hs) == 0
+	})
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	if len(rc.got) != 2 || rc.bad != 0 || others.Load() != 0 {
+		t.Fatalf("webhook deliveries %v (bad %d), the nodes' notifiers %d; want a firing and a resolved, to the rule's webhook only", rc.got, rc.bad, others.Load())
 	}
 }
