@@ -140,7 +140,8 @@ type Config struct {
 	Observer observe.Observer
 
 	// HistoryMaxAge: finished runs older than this are deleted (once a
-	// minute, by one node of the group). Default 0: kept forever.
+	// minute, by one node of the group), and so are resolved alerts
+	// whose notifications were delivered. Default 0: kept forever.
 	HistoryMaxAge time.Duration
 	// HistoryMaxRows: only the newest this many runs of each task are kept.
 	// Default 0: no bound.
@@ -181,7 +182,7 @@ func (c Config) alerting() *alerting.Config {
 			rules = append(rules, r)
 		}
 	}
-	return &alerting.Config{Rules: rules, Notifiers: c.AlertNotifiers, Interval: c.AlertInterval}
+	return &alerting.Config{Rules: rules, Notifiers: c.AlertNotifiers, Interval: c.AlertInterval, Retention: c.HistoryMaxAge}
 }
 
 // runLogEcho is where the lines of run logs go besides their runs: the

@@ -131,4 +131,7 @@ type AlertStore interface {
 	// MarkAlertDelivered records a delivery attempt by d.Owner (version+1):
 	// ErrClaimLost when the event is not d.Owner's any more.
 	MarkAlertDelivered(ctx context.Context, d AlertDelivery) (AlertEvent, error)
+	// PruneAlerts deletes the events of group resolved before before
+	// whose notifications were all delivered, and returns how many.
+	PruneAlerts(ctx context.Context, group string, before time.Time) (int, error)
 }

@@ -2,6 +2,7 @@ package instrument
 
 import (
 	"context"
+	"time"
 
 	"github.com/easyjob-go/easyjob/repository"
 )
@@ -53,6 +54,10 @@ func (s *store) TakeAlert(ctx context.Context, id, version int64, node repositor
 	return call(ctx, s, "TakeAlert", func(ctx context.Context) (repository.AlertEvent, error) {
 		return s.inner.TakeAlert(ctx, id, version, node)
 	})
+}
+
+func (s *store) PruneAlerts(ctx context.Context, group string, before time.Time) (int, error) {
+	return call(ctx, s, "PruneAlerts", func(ctx context.Context) (int, error) { return s.inner.PruneAlerts(ctx, group, before) })
 }
 
 func (s *store) MarkAlertDelivered(ctx context.Context, d repository.AlertDelivery) (repository.AlertEvent, error) {

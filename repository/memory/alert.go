@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/easyjob-go/easyjob/repository"
 )
@@ -168,6 +169,28 @@ func (s *Store) TakeAlert(ctx context.Context, id, version int64, node repositor
 	x.Owner = node
 	x.Version++
 	return *x, nil
+}
+
+// PruneAlerts deletes the group's resolved, delivered events resolved
+// before before.
+func (s *Store) PruneAlerts(ctx context.Context, group string, before time.Time) (int, error) {
+	if err := s.begin(ctx); err != nil {
+		return 0, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	kept := s.alerts.events[:0]
+	k := 0
+	for _, x := range s.alerts.events {
+		if x.Group == group && !x.Open() && !x.Pending() && x.ResolvedAt.Before(before) {
+			k++
+			continue
+		}
+		kept = append(kept, x)
+	}
+	clear(s.alerts.events[len(kept):])
+	s.alerts.events = kept
+	return k, nil
 }
 
 // MarkAlertDelivered records a delivery attempt by its owner.

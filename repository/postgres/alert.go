@@ -202,6 +202,18 @@ WHERE id = ? AND version = ? RETURNING `+alertEventCols, int64(node), id, versio
 	return e, nil
 }
 
+// PruneAlerts deletes the group's resolved, delivered events resolved
+// before before.
+func (s *Store) PruneAlerts(ctx context.Context, group string, before time.Time) (int, error) {
+	res, err := s.db.ExecContext(ctx, `DELETE FROM easyjob_alert_events
+WHERE group_name = ? AND resolved_at < ? AND delivered AND resolve_delivered`, group, before)
+	if err != nil {
+		return 0, fmt.Errorf("easyjob/postgres: prune alerts of group %q: %w", group, err)
+	}
+	k, err := res.RowsAffected()
+	return int(k), err
+}
+
 // MarkAlertDelivered records a delivery attempt by its owner.
 func (s *Store) MarkAlertDelivered(ctx context.Context, d repository.AlertDelivery) (repository.AlertEvent, error) {
 	set := `delivered = true, attempts = 0, last_error = ''`

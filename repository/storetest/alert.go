@@ -187,4 +187,21 @@ func testAlertDeliver(e *env) {
 	if xs, err := e.s.AlertEvents(e.ctx, e.g, repository.AlertFilter{}); err != nil || len(xs) != 1 {
 		e.t.Fatalf("every event: %+v, %v", xs, err)
 	}
+	// Pruning keeps what is open, pending, or resolved since.
+	open, _, err := e.s.OpenAlert(e.ctx, repository.AlertEvent{Group: e.g, Rule: "r", Kind: repository.AlertDeadman, Subject: "u", Key: "k", Owner: 1})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	if k, err := e.s.PruneAlerts(e.ctx, e.g, ev.FiredAt); err != nil || k != 0 {
+		e.t.Fatalf("PruneAlerts before the resolve = %d, %v", k, err)
+	}
+	if k, err := e.s.PruneAlerts(e.ctx, e.other(), e.now().Add(time.Second)); err != nil || k != 0 {
+		e.t.Fatalf("PruneAlerts of another group = %d, %v", k, err)
+	}
+	if k, err := e.s.PruneAlerts(e.ctx, e.g, e.now().Add(time.Second)); err != nil || k != 1 {
+		e.t.Fatalf("PruneAlerts = %d, %v; want the resolved, delivered event", k, err)
+	}
+	if xs, err := e.s.AlertEvents(e.ctx, e.g, repository.AlertFilter{}); err != nil || len(xs) != 1 || xs[0].ID != open.ID {
+		e.t.Fatalf("after pruning: %+v, %v; want the open event only", xs, err)
+	}
 }

@@ -268,3 +268,35 @@ func TestRuntimeRule(t *testing.T) {
 }
 
 func testLogger(t *testing.T) zerolog.Logger { return zerolog.New(zerolog.NewTestWriter(t)) }
+
+// TestPrune: the lowest live node deletes resolved, delivered alerts
+// past Config.Retention, and keeps the open ones.
+func TestPrune(t *testing.T) {
+	store := &fakeStore{Store: memory.New()}
+	ctx := t.Context()
+	old, _, err := store.OpenAlert(ctx, repository.AlertEvent{Group: "g", Rule: "r", Kind: alert.Failure, Subject: "a", Key: "k", Owner: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := store.ResolveAlert(ctx, "g", "r", "a", "ok"); err != nil {
+		t.Fatal(err)
+	}
+	for _, resolved := range []bool{false, true} {
+		if _, err := store.MarkAlertDelivered(ctx, repository.AlertDelivery{ID: old.ID, Owner: 1, Resolved: resolved}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, _, err := store.OpenAlert(ctx, repository.AlertEvent{Group: "g", Rule: "r", Kind: alert.Failure, Subject: "b", Key: "k", Owner: 1}); err != nil {
+		t.Fatal(err)
+	}
+	s := New(Config{Group: "g", Rules: norm(t, alert.Rule{Kind: alert.Failure}), Interval: 10 * time.Millisecond, Retention: time.Nanosecond,
+		LiveAfter: time.Second, DeadAfter: 2 * time.Second, Logger: testLogger(t)}, store)
+	runCtx, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	wg.Go(func() { s.Run(runCtx, fakeNode(1)) })
+	defer func() { cancel(); wg.Wait() }()
+	waitFor(t, "the resolved alert pruned", func() bool {
+		xs, _ := store.AlertEvents(ctx, "g", repository.AlertFilter{})
+		return len(xs) == 1 && xs[0].Subject == "b"
+	})
+}

@@ -19,6 +19,10 @@ const noRulesEvery = 5
 // every this many intervals; node deaths are checked every interval.
 const tasksEvery = 5
 
+// pruneEvery: the lowest live node applies Config.Retention every this
+// many intervals.
+const pruneEvery = 60
+
 // fireKey is the key of an occurrence about the fire at t.
 func fireKey(t time.Time) string { return "fire " + t.UTC().Format(time.RFC3339Nano) }
 
@@ -203,6 +207,11 @@ func (s *Service) groupChecks(ctx context.Context, idx *index, live []repository
 	}
 	if len(nodeRules) > 0 {
 		s.checkNodes(ctx, idx, nodeRules)
+	}
+	if s.cfg.Retention > 0 && s.groupTicks%pruneEvery == 0 {
+		if k, err := s.store.PruneAlerts(ctx, s.cfg.Group, s.node.Now().Add(-s.cfg.Retention)); err == nil && k > 0 {
+			s.log.Debug().Int("deleted", k).Msg("easyjob: pruned resolved alerts")
+		}
 	}
 	if s.groupTicks++; !needTasks || s.groupTicks%tasksEvery != 1 {
 		return

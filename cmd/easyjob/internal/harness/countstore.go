@@ -75,6 +75,7 @@ const (
 	mAlertEvents
 	mTakeAlert
 	mMarkAlertDelivered
+	mPruneAlerts
 	mListen // not a round trip per call: one long-lived session
 	numMethods
 )
@@ -88,7 +89,7 @@ var methodNames = [numMethods]string{
 	"RecentExecutions", "CountFailures", "RecordAudit", "Audit",
 	"CreateSchedules", "UpdateSchedule", "PublishHandlers", "Handlers", "Revisions",
 	"PutCalendar", "Calendars", "RemoveCalendar", "Backfill", "Cancel", "CancelsSince", "EndRun", "GroupSummaries", "WriteRunLogs", "RunLog",
-	"AlertRules", "PutAlertRule", "RemoveAlertRule", "OpenAlert", "ResolveAlert", "AlertEvents", "TakeAlert", "MarkAlertDelivered",
+	"AlertRules", "PutAlertRule", "RemoveAlertRule", "OpenAlert", "ResolveAlert", "AlertEvents", "TakeAlert", "MarkAlertDelivered", "PruneAlerts",
 	"Listen",
 }
 
