@@ -140,7 +140,7 @@ func TestBrowser(t *testing.T) {
 	// On a phone, nothing makes a page scroll sideways.
 	// Every page.
 	b.phone("/schedule/new", "/schedule/edit?name=from-form", "/task?name=from-form", "/task?name=tick-mail", "/task?name=flaky",
-		"/tasks", "/tasks?q=tick&show=running", "/", "/?window=1h", "/nodes", "/audit", "/calendars", "/forecast",
+		"/tasks", "/tasks?q=tick&show=running", "/", "/?window=1h", "/nodes", "/audit", "/calendars", "/alerts", "/forecast",
 		"/reschedule?name=slow&cron=*/7+*+*+*+*+*", "/task?name=no-such-task")
 
 	// The audit log: the trigger, the pause and the reschedule, by the
