@@ -45,7 +45,7 @@ type Config struct {
 	// Interval is how often the rules and live events are read.
 	// Retention: resolved, delivered alerts older than this are deleted
 	// (by the lowest live node, every pruneEvery intervals); 0 keeps them.
-	Retention time.Duration
+	Retention            time.Duration
 	Interval             time.Duration
 	LiveAfter, DeadAfter time.Duration
 	Logger               zerolog.Logger
