@@ -43,10 +43,10 @@ type Config struct {
 	// own (easyjob.Config.AlertNotifiers).
 	Notifiers []alert.Notifier
 	// Interval is how often the rules and live events are read.
+	Interval time.Duration
 	// Retention: resolved, delivered alerts older than this are deleted
 	// (by the lowest live node, every pruneEvery intervals); 0 keeps them.
 	Retention            time.Duration
-	Interval             time.Duration
 	LiveAfter, DeadAfter time.Duration
 	Logger               zerolog.Logger
 }
