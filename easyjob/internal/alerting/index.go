@@ -18,7 +18,7 @@ type openKey struct{ rule, subject string }
 // index is what the node's calls consult: the rules by task, and the
 // open events. It is never changed once published (copy on write).
 type index struct {
-	byTask map[string][]*rule // rules naming a task
+	byTask map[string][]*rule // rules naming a task, then the group's
 	all    []*rule            // rules of every task
 	byName map[string]*rule
 	open   map[openKey]bool
@@ -72,23 +72,24 @@ func buildIndex(code []alert.Rule, stored []repository.AlertRule, open map[openK
 		}
 		add(&rule{Rule: r, notifiers: ns})
 	}
+	// A task's own rules are followed by the group's, once, here: the
+	// fire path then looks them up without allocating.
+	for task, own := range x.byTask {
+		x.byTask[task] = append(own[:len(own):len(own)], x.all...)
+	}
 	return x
 }
 
 // rulesOf lists the rules that watch task: its own, then the group's.
-// Most calls find none: nil without allocating.
+// It does not allocate.
 func (x *index) rulesOf(task string) []*rule {
 	if x.any == 0 {
 		return nil
 	}
-	own := x.byTask[task]
-	if len(own) == 0 {
-		return x.all
-	}
-	if len(x.all) == 0 {
+	if own, ok := x.byTask[task]; ok {
 		return own
 	}
-	return append(append(make([]*rule, 0, len(own)+len(x.all)), own...), x.all...)
+	return x.all
 }
 
 // isOpen reports an open event of rule and subject.
