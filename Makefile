@@ -3,7 +3,7 @@ GO ?= go
 EASYJOB_TEST_DSN ?= postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable
 export EASYJOB_TEST_DSN
 
-.PHONY: test lint lint-install bench bench-store chaos chaos-clock chaos-patroni chaos-patroni-haproxy chaos-pgbouncer quickstart
+.PHONY: test lint lint-install bench bench-store chaos chaos-clock chaos-patroni chaos-patroni-haproxy chaos-pgbouncer chaos-ha chaos-clock-failover quickstart
 
 test: lint
 	$(GO) test -race -count=1 -timeout 15m ./...
@@ -81,6 +81,31 @@ chaos-patroni-haproxy:
 chaos-pgbouncer:
 	@command -v pgbouncer >/dev/null 2>&1 || test -x /usr/sbin/pgbouncer || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq pgbouncer >/dev/null; }
 	$(GO) run ./cmd/easyjob chaos --procs 3 --tasks 100 --overlap-tasks 10 --duration 90s --pgbouncer
+
+# Issue 28 on a fresh machine in about 9 minutes: installs what is
+# missing, runs the Patroni mode (multi-host DSN: switchovers, SIGKILLs of
+# the leader's postmaster and of its Patroni with PostgreSQL, node kills
+# and freezes; 240 s) and the PgBouncer mode (PgBouncer SIGKILLed, node
+# kills and freezes; 120 s), their reports on stderr, then one JSON line
+# per mode on stdout: {"mode":...,"faults":N,"lost":N,"doubled":N,
+# "resume_p99_s":X} (--summary-file). Exits non-zero if a run failed.
+chaos-ha:
+	@pkgs=; command -v patroni >/dev/null 2>&1 || pkgs="$$pkgs patroni"; \
+	command -v etcd >/dev/null 2>&1 || pkgs="$$pkgs etcd-server"; \
+	{ command -v haproxy || test -x /usr/sbin/haproxy; } >/dev/null 2>&1 || pkgs="$$pkgs haproxy"; \
+	{ command -v pgbouncer || test -x /usr/sbin/pgbouncer; } >/dev/null 2>&1 || pkgs="$$pkgs pgbouncer"; \
+	if [ -n "$$pkgs" ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$pkgs >/dev/null; fi
+	@sum=$$(mktemp); rc=0; \
+	$(GO) run ./cmd/easyjob chaos --procs 3 --tasks 30 --chain-depth 2 --patroni --fault-every 20s --duration 240s --quiet --summary-file $$sum >&2 || rc=1; \
+	$(GO) run ./cmd/easyjob chaos --procs 3 --tasks 100 --overlap-tasks 10 --fault-every 10s --duration 120s --pgbouncer --quiet --summary-file $$sum >&2 || rc=1; \
+	cat $$sum; rm -f $$sum; exit $$rc
+
+# make chaos-clock, each step of the clock a failover to a standby whose
+# clock differs: the server is stopped at once and started again with
+# the clock moved (+5 s, then back), on the same data.
+chaos-clock-failover:
+	@ls /usr/lib/*/faketime/libfaketime.so.1 >/dev/null 2>&1 || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq faketime >/dev/null; }
+	$(GO) run ./cmd/easyjob chaos --procs 3 --tasks 30 --chain-depth 2 --clock-step 5s --clock-failover --fault-every 12s --duration 100s
 
 quickstart:
 	$(GO) run ./examples/quickstart

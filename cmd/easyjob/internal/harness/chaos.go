@@ -12,31 +12,35 @@ import (
 
 // chaosOpts describes one chaos run.
 type chaosOpts struct {
-	admin        string
-	params       nodeParams
-	procs        int
-	duration     time.Duration
-	warmup       time.Duration
-	faultEvery   time.Duration
-	restartAfter time.Duration
-	freezeFor    time.Duration
-	pgRestart    string
-	pgStop       time.Duration // stop PostgreSQL this long as a fault (0 = never)
-	pgCluster    string        // pg_ctlcluster's "VERSION NAME" for --pg-stop
-	silentPath   time.Duration // silence the nodes' network path to PostgreSQL this long as a fault (0 = never)
-	clockStep    time.Duration // step the database server's wall clock by this much, forward then back, as a fault (0 = never)
-	libfaketime  string        // path of libfaketime.so.1 with --clock-step
-	patroni      bool          // run on a private 3-member Patroni cluster and fail it over as faults
-	patroniVia   string        // how the nodes reach the Patroni cluster: multihost (a multi-host DSN) or haproxy
-	pgbouncer    bool          // the nodes connect through a private PgBouncer in pool_mode=transaction, restarted as a fault
-	pgbPool      int           // its default_pool_size
-	pgbDown      time.Duration // how long a pgbouncer-restart fault keeps it down
-	pgbUntold    bool          // the nodes' DSN does not say easyjob_pooler=transaction: they find out
-	seed         uint64
-	quiet        bool
-	keep         bool
-	logLevel     string
-	target       string
+	admin         string
+	params        nodeParams
+	procs         int
+	duration      time.Duration
+	warmup        time.Duration
+	faultEvery    time.Duration
+	restartAfter  time.Duration
+	freezeFor     time.Duration
+	pgRestart     string
+	pgStop        time.Duration // stop PostgreSQL this long as a fault (0 = never)
+	pgCluster     string        // pg_ctlcluster's "VERSION NAME" for --pg-stop
+	silentPath    time.Duration // silence the nodes' network path to PostgreSQL this long as a fault (0 = never)
+	clockStep     time.Duration // step the database server's wall clock by this much, forward then back, as a fault (0 = never)
+	libfaketime   string        // path of libfaketime.so.1 with --clock-step
+	clockFailover bool          // with --clock-step, step the clock across a crash and restart of the server (a failover to a standby whose clock differs)
+	patroni       bool          // run on a private 3-member Patroni cluster and fail it over as faults
+	patroniVia    string        // how the nodes reach the Patroni cluster: multihost (a multi-host DSN) or haproxy
+	patroniAsync  bool          // Patroni's synchronous_mode off; a patroni-kill first withholds the WAL of asyncLag from the replicas
+	asyncLag      time.Duration // with patroniAsync, how long the leader's walsenders are stopped before a patroni-kill
+	pgbouncer     bool          // the nodes connect through a private PgBouncer in pool_mode=transaction, restarted as a fault
+	pgbPool       int           // its default_pool_size
+	pgbDown       time.Duration // how long a pgbouncer-restart fault keeps it down
+	pgbUntold     bool          // the nodes' DSN does not say easyjob_pooler=transaction: they find out
+	seed          uint64
+	quiet         bool
+	keep          bool
+	logLevel      string
+	target        string
+	summaryFile   string // append the run's haSummary to this file as one JSON line
 }
 
 // chaosCmd is the chaos command line.
@@ -68,8 +72,11 @@ func (c *chaosCmd) flagSet() *flag.FlagSet {
 	fs.DurationVar(&o.pgStop, "pg-stop", 0, "stop PostgreSQL for this long as a fault, in turn with kill and freeze (pg_ctlcluster; 0 = never)")
 	fs.DurationVar(&o.silentPath, "silent-path", 0, "as a fault in turn with the others, drop every byte between the nodes and PostgreSQL for this long without closing a socket (a NAT flush, a moved virtual IP); the nodes reach the server through a relay; 0 = never")
 	fs.DurationVar(&o.clockStep, "clock-step", 0, "as a fault in turn with the others, step the database server's wall clock by this much, forward, then back on its next turn (an NTP step, a failover to a standby whose clock differs); the nodes' clocks stay put. The run then uses a private PostgreSQL server started under libfaketime (Debian package faketime), not --dsn's; 0 = never")
+	fs.BoolVar(&o.clockFailover, "clock-failover", false, "with --clock-step, each step is a failover to a standby whose clock differs: the private server is stopped at once (every connection drops), its clock moved by the step (forward, then back) and it is started again on the same data; the nodes find every committed row under a clock that jumped")
 	fs.BoolVar(&o.patroni, "patroni", false, "run on a private PostgreSQL cluster of 3 Patroni members (synchronous mode) and one etcd started for the run, not --dsn's server; the nodes connect with a multi-host DSN (target_session_attrs=read-write), and switchover, primary-kill (SIGKILL the leader's postmaster) and patroni-kill (SIGKILL the leader's Patroni and PostgreSQL; its Patroni is restarted once writes are back) take turns with the other faults. Needs Debian's patroni and etcd-server packages")
 	fs.StringVar(&o.patroniVia, "patroni-via", "multihost", "with --patroni, how the nodes reach the leader: multihost (a multi-host DSN with target_session_attrs=read-write) or haproxy (Debian's haproxy on a port of its own, routing to the member whose Patroni REST API answers 200 on GET /primary)")
+	fs.BoolVar(&o.patroniAsync, "patroni-async", false, "with --patroni, asynchronous replicas (synchronous_mode: false): a patroni-kill first stops the leader's walsenders (SIGSTOP) for --async-lag, so the replicas miss the transactions it commits meanwhile, as a lagging asynchronous replica does; the promotion then loses them. Measures what such a failover does to claims and finishes (fires run twice, runs missing from the history)")
+	fs.DurationVar(&o.asyncLag, "async-lag", 2*time.Second, "with --patroni-async, the replication lag a patroni-kill creates before it strikes")
 	fs.BoolVar(&o.pgbouncer, "pgbouncer", false, "the nodes connect through a private PgBouncer (Debian's pgbouncer) in pool_mode=transaction in front of --dsn's server, with easyjob_pooler=transaction in their DSN; pgbouncer-restart (SIGKILL PgBouncer, start it again after --pgbouncer-down) takes turns with the other faults")
 	fs.IntVar(&o.pgbPool, "pgbouncer-pool", 20, "with --pgbouncer, its default_pool_size: server connections shared by every node")
 	fs.DurationVar(&o.pgbDown, "pgbouncer-down", 2*time.Second, "with --pgbouncer, how long a pgbouncer-restart keeps it down")
@@ -80,6 +87,7 @@ func (c *chaosCmd) flagSet() *flag.FlagSet {
 	fs.BoolVar(&o.quiet, "quiet", false, "no progress line")
 	fs.BoolVar(&o.keep, "keep", false, "keep ledgers and logs even without findings")
 	fs.StringVar(&o.target, "target", "busy", "which node a fault hits: busy (a random one among those that fired in the last 2s) or any")
+	fs.StringVar(&o.summaryFile, "summary-file", "", "append one JSON line {mode, faults, lost, doubled, resume_p99_s} to this file: the database faults, lost fires and chain steps, fires run twice against exactly-once, and the p99 of each task's first fire after the database (or pooler) accepted writes again (make chaos-ha)")
 	fs.StringVar(&o.logLevel, "log-level", "warn", "node log level (each process logs to its .log file)")
 	return fs
 }
@@ -105,6 +113,9 @@ func (c *chaosCmd) check(fs *flag.FlagSet) error {
 	if o.clockStep < 0 {
 		return errors.New("--clock-step must be positive (the steps alternate forward and back)")
 	}
+	if o.clockFailover && o.clockStep == 0 {
+		return errors.New("--clock-failover needs --clock-step")
+	}
 	if o.clockStep > 0 {
 		// --pg-stop and --pg-restart act on --dsn's server, which a run
 		// with --clock-step does not use.
@@ -123,9 +134,15 @@ func (c *chaosCmd) check(fs *flag.FlagSet) error {
 		if o.pgStop > 0 || o.pgRestart != "" || o.clockStep > 0 || o.silentPath > 0 {
 			return errors.New("--patroni runs a private cluster: it cannot be combined with --pg-stop, --pg-restart, --clock-step or --silent-path")
 		}
+		if o.asyncLag <= 0 {
+			return errors.New("--async-lag must be positive")
+		}
 		if err := checkPatroniTools(o.patroniVia); err != nil {
 			return fmt.Errorf("--patroni: %w", err)
 		}
+	}
+	if o.patroniAsync && !o.patroni {
+		return errors.New("--patroni-async needs --patroni")
 	}
 	if o.pgbouncer {
 		// PgBouncer 1.18 fronts one host: not a Patroni cluster; the
@@ -155,6 +172,9 @@ func (c *chaosCmd) run(ctx context.Context) error {
 		return err
 	}
 	c.output.write(res, res.print)
+	if err := appendSummary(c.opts.summaryFile, res.summary(chaosMode(c.opts))); err != nil {
+		return err
+	}
 	if res.Failed {
 		return errFailed
 	}

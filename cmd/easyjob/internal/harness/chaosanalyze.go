@@ -278,7 +278,7 @@ func (res *chaosResult) analyzeResumes(byTask map[string][]fire) {
 				ds = append(ds, time.Duration(fs[i].Start-back))
 			}
 		}
-		f.Resume = summarize(ds)
+		f.Resume, f.resumeDs = summarize(ds), ds
 	}
 }
 
@@ -287,8 +287,13 @@ func (res *chaosResult) analyzeResumes(byTask map[string][]fire) {
 func clockStepsOf(faults []*fault) []clockStep {
 	var out []clockStep
 	for _, f := range faults {
-		if f.Kind == "clock-step" && f.step != 0 {
+		switch {
+		case f.step == 0:
+		case f.Kind == "clock-step":
 			out = append(out, clockStep{at: f.At.UnixNano(), step: f.step, f: f})
+		case f.Kind == "clock-failover" && !f.Until.IsZero():
+			// The nodes meet the new clock when the server is back.
+			out = append(out, clockStep{at: f.Until.UnixNano(), step: f.step, f: f})
 		}
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].at < out[j].at })

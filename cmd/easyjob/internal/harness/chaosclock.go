@@ -29,6 +29,7 @@ type fakeClockServer struct {
 	pgCtl      string   // absolute path of pg_ctl
 	asUser     []string // command prefix that runs as the server's OS user (root: runuser)
 	dsn        string   // maintenance database, trust auth
+	env        []string // libfaketime's environment, for pg_ctl start
 	offset     time.Duration
 }
 
@@ -139,6 +140,7 @@ func startFakeClockServer(ctx context.Context, lib string) (_ *fakeClockServer, 
 		"FAKETIME_DONT_FAKE_MONOTONIC=1",
 		"NO_FAKE_STAT=1", // file times stay the kernel's
 	}
+	s.env = env
 	if err := s.run(ctx, env, pgCtl, "-D", s.data, "-l", filepath.Join(dir, "postgres.log"), "-w", "-t", "60", "start"); err != nil {
 		return nil, fmt.Errorf("%w (log: %s)", err, s.logTail())
 	}

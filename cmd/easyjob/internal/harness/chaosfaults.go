@@ -53,7 +53,9 @@ func faultKinds(o chaosOpts) []string {
 	if o.silentPath > 0 {
 		kinds = append(kinds, "silent-path")
 	}
-	if o.clockStep > 0 {
+	if o.clockStep > 0 && o.clockFailover {
+		kinds = append(kinds, "clock-failover")
+	} else if o.clockStep > 0 {
 		kinds = append(kinds, "clock-step")
 	}
 	if o.patroni {
@@ -107,6 +109,10 @@ func (r *chaosRun) inject(ev event, now time.Time) {
 		r.endFault(ev.f)
 	case "clock-step":
 		r.stepClock()
+	case "clock-failover":
+		f := &fault{Kind: "clock-failover", At: now}
+		r.addFault(f)
+		r.pgWG.Go(func() { r.failoverClock(f) })
 	case "pgbouncer-restart":
 		f := &fault{Kind: "pgbouncer-restart", At: now}
 		r.addFault(f)

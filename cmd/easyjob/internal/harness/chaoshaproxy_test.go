@@ -11,7 +11,8 @@ func TestHAProxyConfig(t *testing.T) {
 	for _, want := range []string{
 		"    mode tcp\n", "    bind 127.0.0.1:6432\n",
 		"    option httpchk GET /primary\n", "    http-check expect status 200\n",
-		"inter 1000ms fastinter 250ms downinter 250ms fall 2 rise 1 on-marked-down shutdown-sessions", "    timeout client 1800000ms\n",
+		"inter 1000ms fastinter 250ms downinter 250ms fall 2 rise 1 on-marked-down shutdown-sessions observe layer4 error-limit 1 on-error mark-down\n",
+		"    option redispatch 1\n", "    timeout client 1800000ms\n",
 		"    server pg1 127.0.0.1:5433 maxconn 500 check port 8008\n",
 		"    server pg2 127.0.0.1:5434 maxconn 500 check port 8009\n",
 	} {

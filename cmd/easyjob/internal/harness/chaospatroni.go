@@ -183,6 +183,7 @@ type patroniConfig struct {
 	EtcdPort int
 	Dir      string // the member's dir
 	BinDir   string
+	Async    bool // synchronous_mode: false (--patroni-async)
 }
 
 // patroniYAML renders a member's configuration. Auth is trust on
@@ -206,7 +207,7 @@ bootstrap:
     loop_wait: %[6]d
     retry_timeout: %[7]d
     maximum_lag_on_failover: 1048576
-    synchronous_mode: true
+    synchronous_mode: %[11]t
     postgresql:
       use_pg_rewind: true
       use_slots: true
@@ -248,7 +249,7 @@ tags:
   nosync: false
 `, patroniScope, c.Name, c.RestPort, c.EtcdPort,
 		int(patroniTTL.Seconds()), int(patroniLoopWait.Seconds()), int(patroniRetryTimeout.Seconds()),
-		c.PGPort, c.Dir, c.BinDir)
+		c.PGPort, c.Dir, c.BinDir, !c.Async)
 }
 
 // multiHostDSN is the DSN of database db on every port of 127.0.0.1,
@@ -342,9 +343,9 @@ func (st patroniClusterState) healthy(n int) (bool, string) {
 
 // startPatroniCluster starts etcd and three Patroni members in a new temp
 // dir and waits (ctx bounds it) until one leads with two streaming
-// replicas. The caller must call stop; on an error it has stopped what
-// it started.
-func startPatroniCluster(ctx context.Context) (_ *patroniCluster, err error) {
+// replicas; async turns Patroni's synchronous mode off. The caller must
+// call stop; on an error it has stopped what it started.
+func startPatroniCluster(ctx context.Context, async bool) (_ *patroniCluster, err error) {
 	binDir, err := patroniBinDir()
 	if err != nil {
 		return nil, err
@@ -400,7 +401,7 @@ func startPatroniCluster(ctx context.Context) (_ *patroniCluster, err error) {
 		if err := c.mkdir(m.dir); err != nil {
 			return nil, err
 		}
-		y := patroniYAML(patroniConfig{Name: m.name, RestPort: m.restPort, PGPort: m.pgPort, EtcdPort: c.etcdPort, Dir: m.dir, BinDir: binDir})
+		y := patroniYAML(patroniConfig{Name: m.name, RestPort: m.restPort, PGPort: m.pgPort, EtcdPort: c.etcdPort, Dir: m.dir, BinDir: binDir, Async: async})
 		if err := c.writeFile(m.yml(), y); err != nil {
 			return nil, err
 		}

@@ -29,6 +29,9 @@ func TestPatroniYAML(t *testing.T) {
 	if strings.Contains(y, "\t") {
 		t.Error("patroni.yml has a tab: YAML indents with spaces")
 	}
+	if y := patroniYAML(patroniConfig{Name: "pg1", Async: true}); !strings.Contains(y, "    synchronous_mode: false\n") {
+		t.Errorf("--patroni-async: patroni.yml not asynchronous:\n%s", y)
+	}
 }
 
 const clusterJSON = `{"members": [
@@ -165,7 +168,7 @@ func TestPatroniClusterStartStop(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	c, err := startPatroniCluster(ctx)
+	c, err := startPatroniCluster(ctx, false)
 	if err != nil {
 		t.Fatal(err)
 	}

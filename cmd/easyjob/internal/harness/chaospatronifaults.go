@@ -147,11 +147,25 @@ func (r *chaosRun) patroniFault(f *fault) {
 		r.pat.mu.Lock()
 		p := leader.proc
 		r.pat.mu.Unlock()
+		var stopped []int
+		if r.o.patroniAsync {
+			// A lagging asynchronous replica: the leader commits on
+			// while its walsenders send nothing.
+			var err error
+			if stopped, err = r.withholdWAL(ctx, f, leader); err != nil {
+				fail("withhold the WAL: %v", err)
+			}
+		}
 		pid := leader.postmasterPID()
 		p.signalGroup(syscall.SIGKILL)
 		if pid > 0 {
 			_ = syscall.Kill(-pid, syscall.SIGKILL)
 			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+		// A stopped walsender cannot see its postmaster die: it would
+		// hold the shared memory and keep the member from restarting.
+		for _, ws := range stopped {
+			_ = syscall.Kill(ws, syscall.SIGKILL)
 		}
 		r.setAt(f, time.Now())
 		<-p.done
@@ -186,6 +200,52 @@ func (r *chaosRun) patroniFault(f *fault) {
 	r.mu.Lock()
 	f.HealedMS = ms(time.Since(f.At))
 	r.mu.Unlock()
+}
+
+// withholdWAL stops (SIGSTOP) the walsenders of leader's PostgreSQL for
+// --async-lag, so that the transactions it commits meanwhile (it does
+// not wait for a standby in asynchronous mode) reach no replica; it
+// returns their pids, still stopped (the kill that follows must end
+// them), and records the WAL the replicas missed.
+func (r *chaosRun) withholdWAL(ctx context.Context, f *fault, leader *patroniMember) (stopped []int, err error) {
+	dsn := fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres?sslmode=disable", leader.pgPort)
+	qctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	conn, err := pgx.Connect(qctx, dsn)
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close(context.Background())
+	rows, err := conn.Query(qctx, `SELECT pid FROM pg_stat_replication`)
+	if err != nil {
+		return nil, err
+	}
+	pids, err := pgx.CollectRows(rows, pgx.RowTo[int32])
+	if err != nil {
+		return nil, err
+	}
+	if len(pids) == 0 {
+		return nil, errors.New("no walsender on the leader")
+	}
+	for _, pid := range pids {
+		if err := syscall.Kill(int(pid), syscall.SIGSTOP); err != nil {
+			return stopped, fmt.Errorf("SIGSTOP walsender %d: %w", pid, err)
+		}
+		stopped = append(stopped, int(pid))
+	}
+	var before int64
+	if err := conn.QueryRow(qctx, `SELECT pg_current_wal_lsn() - '0/0'::pg_lsn`).Scan(&before); err != nil {
+		return stopped, err
+	}
+	sleepCtx(ctx, r.o.asyncLag)
+	var after int64
+	if err := conn.QueryRow(qctx, `SELECT pg_current_wal_lsn() - '0/0'::pg_lsn`).Scan(&after); err != nil {
+		return stopped, err
+	}
+	r.mu.Lock()
+	f.WithheldMS, f.WithheldBytes = ms(r.o.asyncLag), after-before
+	r.mu.Unlock()
+	return stopped, nil
 }
 
 // setAt records that f was issued, and when.
@@ -254,7 +314,7 @@ func (res *chaosResult) analyzePatroniFaults(tasks []string, byTask map[string][
 				f.LostTasks++
 			}
 		}
-		f.Resume = summarize(ds)
+		f.Resume, f.resumeDs = summarize(ds), ds
 		res.FailoverLost += f.LostTasks
 	}
 }

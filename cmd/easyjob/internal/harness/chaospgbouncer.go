@@ -15,7 +15,7 @@ import (
 // for a while (the server, the path to it or the pooler in between): a
 // silence that meets one is a delay, not a lost fire, and each task's
 // first fire after it is measured (Resume).
-var dbOutageKinds = []string{"pg-restart", "pg-stop", "silent-path", "pgbouncer-restart"}
+var dbOutageKinds = []string{"pg-restart", "pg-stop", "silent-path", "pgbouncer-restart", "clock-failover"}
 
 // isDBOutage reports whether kind is one of dbOutageKinds.
 func isDBOutage(kind string) bool {

@@ -33,7 +33,7 @@ func (r *chaosResult) print(w io.Writer) {
 			}
 			note += fmt.Sprintf("fires resumed %s (p50) / %s (max) after %s answered; ", fmtMS(f.Resume.P50), fmtMS(f.Resume.Max), what)
 		}
-		if f.Kind == "clock-step" {
+		if f.Kind == "clock-step" || f.Kind == "clock-failover" {
 			note += f.clockNote()
 		}
 		if f.PGCommandError != "" {

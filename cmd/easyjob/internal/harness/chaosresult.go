@@ -45,12 +45,18 @@ type fault struct {
 	Doubled   int     `json:"doubled,omitempty"`
 	Reruns    int     `json:"allowed_reruns,omitempty"`
 	HealedMS  float64 `json:"cluster_healed_ms,omitempty"`
-	Unjudged  bool    `json:"too_late_to_judge_lost,omitempty"` // writes came back less than the lost-fire threshold before the steady window closed
-	struck    bool    // the fault was issued (not given up before, e.g. for want of a leader)
-	win       [2]time.Time
-	idx       int // incarnation index
-	step      time.Duration
-	failovers []time.Duration
+	// --patroni-async: how long the leader's walsenders were stopped
+	// before a patroni-kill, and the WAL it wrote meanwhile that no
+	// replica received (lost by the promotion).
+	WithheldMS    float64 `json:"wal_withheld_ms,omitempty"`
+	WithheldBytes int64   `json:"wal_withheld_bytes,omitempty"`
+	Unjudged      bool    `json:"too_late_to_judge_lost,omitempty"` // writes came back less than the lost-fire threshold before the steady window closed
+	struck        bool    // the fault was issued (not given up before, e.g. for want of a leader)
+	win           [2]time.Time
+	idx           int // incarnation index
+	step          time.Duration
+	failovers     []time.Duration
+	resumeDs      []time.Duration // each task's first fire after the database accepted writes again (Resume's samples)
 }
 
 // clockStep is a clock-step fault as the analysis uses it: at local time

@@ -54,7 +54,7 @@ func runChaos(ctx context.Context, o chaosOpts) (_ *chaosResult, err error) {
 	var pat *patroniCluster
 	if o.patroni {
 		started := time.Now()
-		if pat, err = startPatroniCluster(ctx); err != nil {
+		if pat, err = startPatroniCluster(ctx, o.patroniAsync); err != nil {
 			return nil, fmt.Errorf("--patroni: start the cluster: %w", err)
 		}
 		defer pat.stop() // deferred before the drop: runs after it
