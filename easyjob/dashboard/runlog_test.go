@@ -50,7 +50,11 @@ func TestRunLog(t *testing.T) {
 		defer site.Close()
 		get := func(path string) (int, string) {
 			t.Helper()
-			res, err := http.Get(site.URL + path)
+			req, err := http.NewRequestWithContext(ctx, http.MethodGet, site.URL+path, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := http.DefaultClient.Do(req)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -179,7 +179,7 @@ func (n *Node) runChild(ctx context.Context, ch *spec.Spec, scheduled time.Time,
 		return true
 	}
 	runCtx, endRun := n.fired(ctx, ch, &c.Task, scheduled, n.dbNow(), "", repository.RunChain)
-	status, began, ran, runErr, log := n.call(runCtx, ch, &c.Task, scheduled, batch, nil)
+	status, began, ran, log, runErr := n.call(runCtx, ch, &c.Task, scheduled, batch, nil)
 	if status == repository.ExecSucceeded {
 		interrupted = n.runChildren(runCtx, ch, scheduled, exec.ID, batch, step{})
 	}

@@ -124,7 +124,7 @@ func (n *Node) runFire(ctx context.Context, c *claim.Claim, skip, done bool) (fi
 	case c.Spec.InTx:
 		o = n.callInTx(runCtx, c)
 	default:
-		o.status, o.began, o.ran, o.err, o.log = n.call(runCtx, c.Spec, &c.Task, c.Task.NextStartTime, c.Batch(), nil)
+		o.status, o.began, o.ran, o.log, o.err = n.call(runCtx, c.Spec, &c.Task, c.Task.NextStartTime, c.Batch(), nil)
 	}
 	return o, runCtx, endRun
 }
@@ -144,7 +144,7 @@ func (n *Node) callInTx(ctx context.Context, c *claim.Claim) firedOutcome {
 		n.log.Warn().Err(o.err).Str("task", c.Spec.Name).Msg("easyjob: job failed")
 		return o
 	}
-	o.status, o.began, o.ran, o.err, o.log = n.call(ctx, c.Spec, &c.Task, c.Task.NextStartTime, c.Batch(), ftx.Tx())
+	o.status, o.began, o.ran, o.log, o.err = n.call(ctx, c.Spec, &c.Task, c.Task.NextStartTime, c.Batch(), ftx.Tx())
 	if o.status != repository.ExecSucceeded {
 		_ = ftx.Rollback() // a rollback that fails has nothing left to undo: the connection is gone, and the transaction with it
 		return o
@@ -156,10 +156,10 @@ func (n *Node) callInTx(ctx context.Context, c *claim.Claim) firedOutcome {
 // call runs the job of spec for row t (claimed) and fire time scheduled
 // (of batch, Execution.Batch), with its deadline, metadata and logger;
 // panics become failures. It returns when the job began (the database's
-// clock, as estimated here) and how long it ran, the run's record says
-// how long the job took, not when its writes happened, and what the job
-// logged through its context's logger.
-func (n *Node) call(ctx context.Context, sp *spec.Spec, t *repository.Task, scheduled time.Time, batch int64, tx *sql.Tx) (status repository.ExecStatus, began time.Time, took time.Duration, err error, log string) {
+// clock, as estimated here) and how long it ran (the run's record says
+// how long the job took, not when its writes happened), what the job
+// logged through its context's logger, and how it ended.
+func (n *Node) call(ctx context.Context, sp *spec.Spec, t *repository.Task, scheduled time.Time, batch int64, tx *sql.Tx) (status repository.ExecStatus, began time.Time, took time.Duration, log string, err error) {
 	if sp.Opts.Timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, sp.Opts.Timeout)
@@ -232,7 +232,7 @@ func (n *Node) call(ctx context.Context, sp *spec.Spec, t *repository.Task, sche
 		}
 		ev.Msg("easyjob: job failed")
 	}
-	return status, began, took, err, ""
+	return status, began, took, "", err
 }
 
 // errTerminated is a job left running past its overlap grace.
