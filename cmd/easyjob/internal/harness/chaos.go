@@ -65,7 +65,7 @@ func (c *chaosCmd) flagSet() *flag.FlagSet {
 	fs.IntVar(&o.procs, "procs", 3, "node processes")
 	fs.DurationVar(&o.duration, "duration", 60*time.Second, "run time")
 	fs.DurationVar(&o.warmup, "warmup", 8*time.Second, "time before the first fault")
-	fs.DurationVar(&o.faultEvery, "fault-every", 10*time.Second, "time between faults (kill, freeze[, pg-restart, pg-stop, silent-path, clock-step, switchover, primary-kill, patroni-kill, pgbouncer-restart] in turn)")
+	fs.DurationVar(&o.faultEvery, "fault-every", 10*time.Second, "time between faults (kill, freeze[, pg-restart, pg-stop, silent-path, clock-step or clock-failover, switchover, primary-kill, patroni-kill, pgbouncer-restart] in turn)")
 	fs.DurationVar(&o.restartAfter, "restart-after", 5*time.Second, "a killed node is restarted after this")
 	fs.DurationVar(&o.freezeFor, "freeze-for", 0, "a frozen node is resumed after this (0 = dead threshold + 3s)")
 	fs.StringVar(&o.pgRestart, "pg-restart", "", "shell command that restarts PostgreSQL (e.g. 'pg_ctlcluster 15 main restart'); empty = never")

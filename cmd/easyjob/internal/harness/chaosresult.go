@@ -9,7 +9,7 @@ const interruptWindow = 5 * time.Second
 
 // fault is one injected (or spontaneous) failure.
 type fault struct {
-	Kind    string    `json:"kind"` // kill | freeze | pg-restart | pg-stop | silent-path | clock-step | switchover | primary-kill | patroni-kill | pgbouncer-restart | exit (a process exited on its own)
+	Kind    string    `json:"kind"` // kill | freeze | pg-restart | pg-stop | silent-path | clock-step | clock-failover | switchover | primary-kill | patroni-kill | pgbouncer-restart | exit (a process exited on its own)
 	Proc    string    `json:"proc,omitempty"`
 	NodeIDs []int64   `json:"node_ids,omitempty"`
 	At      time.Time `json:"at"`
