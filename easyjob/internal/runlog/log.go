@@ -58,6 +58,9 @@ func (l *Log) write(p []byte) {
 	if l.limit < 0 {
 		return
 	}
+	if l.buf == nil {
+		l.buf = make([]byte, 0, min(max(4*len(p), 512), l.limit)) // a few lines before it grows
+	}
 	if len(l.buf)+len(p) > l.limit {
 		l.cut++
 		l.cutB += len(p)
