@@ -137,6 +137,9 @@ type TaskInfo struct {
 	// Waiting: a runtime schedule whose handler no live node registers; it
 	// fires once a node with that handler runs. Set by Task and Tasks.
 	Waiting bool `json:"waiting,omitempty"`
+	// Broadcast: each fire runs on every live node that registers the
+	// task (the Broadcast option); no node claims it.
+	Broadcast bool `json:"broadcast,omitempty"`
 }
 
 // HistoryFilter selects and pages executions, newest first: Status ("" for
@@ -400,6 +403,10 @@ func (c *Client) triggerable(ctx context.Context, name string) error {
 		}
 		return fmt.Errorf("%w: %q is a step of a chain: it runs after its parent %q succeeds; trigger the chain's root %q",
 			ErrNotTriggerable, name, info.Parent, root)
+	}
+	if t.Options.Broadcast {
+		return fmt.Errorf("%w: %q is a broadcast task: it runs on every node at its cron's fires only (no trigger, no backfill)",
+			ErrNotTriggerable, name)
 	}
 	live, err := repository.LiveTaskSets(ctx, c.store, c.group, c.live)
 	if err != nil {
@@ -700,6 +707,7 @@ func TaskInfoOf(t repository.Task, parent string) TaskInfo {
 		LastFinishedAt: t.LastFinishedAt, UpdatedAt: t.UpdatedAt,
 		CodeCron: t.CodeCron, Overridden: t.Overridden(), OverriddenAt: t.OverriddenAt,
 		Dynamic: t.Dynamic, Args: rawArgs(t.Args), Revision: t.Revision, Handler: handlerOf(t),
+		Broadcast: t.Options.Broadcast,
 	}
 }
 

@@ -311,6 +311,30 @@ func MaxFires(n int64) Option {
 	}
 }
 
+// Broadcast runs each fire of the task once on every live node that
+// registers it, instead of once in the group: clear a local cache, reload
+// a node's configuration. No node claims the task; each fires it at its
+// cron's times on the database's clock and records its own run, so the
+// history holds one row per node per fire, and no node runs a fire twice.
+// A node runs only the fires after it started, and none while it stops
+// or cannot reach the database: a fire it missed is not run late (nor is
+// one found later than the misfire threshold). A run whose node dies is
+// recorded abandoned by a peer and not run again. Pause, Resume,
+// Reschedule and Remove apply to every node.
+//
+// Each fire runs once per node, so a broadcast task cannot be a chain
+// step or have children, and Retry, InTx, Overlap (other than the
+// default), MaxFires, Calendar and Misfire(CatchUp) are refused with it;
+// Client.Trigger and Backfill refuse it (ErrNotTriggerable): it runs at
+// its cron's fires. Timeout, TZ, Window, Jitter, Spread and
+// PauseAfterFailures apply.
+func Broadcast() Option {
+	return func(s *taskSpec) error {
+		s.Opts.Broadcast = true
+		return nil
+	}
+}
+
 // OptionsOf returns the Options that make the stored policies o (the
 // defaults left out): what a tool passes to Update to keep a schedule's
 // policies while it changes one of them.
@@ -367,6 +391,9 @@ func OptionsOf(o repository.TaskOptions) []Option {
 	}
 	if o.MaxFires > 0 {
 		opts = append(opts, MaxFires(o.MaxFires))
+	}
+	if o.Broadcast {
+		opts = append(opts, Broadcast())
 	}
 	return opts
 }

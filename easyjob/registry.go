@@ -121,6 +121,9 @@ func validateForest(specs []*taskSpec) (map[string]*spec.Spec, error) {
 		if err := allowAllAlone(&s.Spec); err != nil {
 			return nil, err
 		}
+		if err := broadcastAlone(&s.Spec); err != nil {
+			return nil, err
+		}
 	}
 	for _, s := range specs {
 		seen := map[string]bool{s.Name: true}
@@ -175,6 +178,38 @@ func allowAllAlone(s *spec.Spec) error {
 		return fmt.Errorf("%w: task %q: Overlap(OverlapAllowAll) and InTx do not combine (the finish that commits the job's writes is the run's claim)", ErrInvalidOption, s.Name)
 	case s.Opts.MaxRetries > 0:
 		return fmt.Errorf("%w: task %q: Overlap(OverlapAllowAll) runs each fire once: MaxRetries does not apply", ErrInvalidOption, s.Name)
+	}
+	return nil
+}
+
+// broadcastAlone refuses Broadcast with what needs one run of a fire in
+// the group, or a claim: a chain (its steps follow the run on its node),
+// InTx (the finish that commits is a claim's), retries (a retry is the
+// claim's next fire), overlap policies (they act on the claim), MaxFires
+// (it counts the group's fires), a calendar and catch-up misfires (not
+// implemented for broadcast runs).
+func broadcastAlone(s *spec.Spec) error {
+	if !s.Opts.Broadcast {
+		return nil
+	}
+	refuse := func(what string) error {
+		return fmt.Errorf("%w: task %q: Broadcast runs each fire once on every node: %s", ErrInvalidOption, s.Name, what)
+	}
+	switch {
+	case s.Parent != "" || len(s.Children) > 0:
+		return refuse("it cannot be in a chain (Parent)")
+	case s.InTx:
+		return refuse("InTx does not apply (its finish commits under a claim)")
+	case s.Opts.MaxRetries > 0:
+		return refuse("Retry does not apply (a failed run is not run again)")
+	case s.Opts.Overlap != repository.OverlapWait:
+		return refuse("Overlap does not apply (each node runs each fire; runs of one node may overlap)")
+	case s.Opts.MaxFires > 0:
+		return refuse("MaxFires does not apply")
+	case s.Opts.Calendar != "":
+		return refuse("Calendar does not apply")
+	case s.Opts.Misfire == repository.MisfireCatchUp:
+		return refuse("Misfire(CatchUp) does not apply (a missed fire is not run late)")
 	}
 	return nil
 }

@@ -177,8 +177,8 @@ func (k *scheduleChecker) def(s Schedule) (repository.ScheduleDef, error) {
 			return repository.ScheduleDef{}, fmt.Errorf("schedule %q: %w", s.Name, err)
 		}
 	}
-	if ts.Parent != "" || ts.InTx {
-		return repository.ScheduleDef{}, fmt.Errorf("%w: schedule %q: Parent and InTx are for tasks registered in code", ErrInvalidOption, s.Name)
+	if ts.Parent != "" || ts.InTx || ts.Opts.Broadcast {
+		return repository.ScheduleDef{}, fmt.Errorf("%w: schedule %q: Parent, InTx and Broadcast are for tasks registered in code", ErrInvalidOption, s.Name)
 	}
 	ts.Name = s.Name
 	if err := allowAllAlone(&ts.Spec); err != nil {

@@ -283,6 +283,15 @@ type RunStore interface {
 	// TaskName; none when there is no such execution. A node running the
 	// fire again resumes the chain from it.
 	ChainRun(ctx context.Context, task TaskID, scheduled time.Time) ([]Execution, error)
+	// StartBroadcast records the start of one node's run of a fire of a
+	// broadcast task (TaskOptions.Broadcast; no claim: every node runs
+	// every fire): a running execution of kind cron at the start key
+	// (b.Task, b.Node, b.ScheduledAt, attempt 1, batch 0), StartedAt = now,
+	// and the row's next_start_time moved to b.Next when that is later,
+	// without a version change. It returns ErrBroadcastNotStarted, and
+	// writes nothing, when the task is paused, finished or removed, is at
+	// another revision than b.Revision, or that row exists already.
+	StartBroadcast(ctx context.Context, b BroadcastStart) (Execution, error)
 }
 
 // HistoryStore reads and prunes the history.
@@ -351,6 +360,12 @@ type RecoveryStore interface {
 	// fire a dead node may have been running shows in the history.
 	// errs[i] is nil or wraps ErrClaimLost for rs[i].
 	RecoverAll(ctx context.Context, rs []Recovery) (errs []error, err error)
+	// AbandonBroadcasts closes as abandoned (BroadcastAbandoned) the
+	// running executions of group's broadcast tasks whose node has not
+	// heartbeated within deadAfter or has no row, and returns how many. No
+	// version changes; the fires are not run again. A run's own end
+	// (EndRun) still replaces the abandoned row if its node comes back.
+	AbandonBroadcasts(ctx context.Context, group string, deadAfter time.Duration) (int, error)
 }
 
 // ControlStore holds the operator actions; each is version-safe against a

@@ -161,6 +161,10 @@ type TaskOptions struct {
 	// MaxFires finishes the task once this many of its fires ran
 	// (Task.Fires); 0: no bound.
 	MaxFires int64 `json:"max_fires,omitempty"`
+	// Broadcast runs each fire once on every live node that registers the
+	// task, instead of once in the group: no node claims the row; each
+	// records its own run (RunStore.StartBroadcast).
+	Broadcast bool `json:"broadcast,omitempty"`
 }
 
 // Task is one row of the tasks table.

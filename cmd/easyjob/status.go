@@ -204,6 +204,9 @@ func printTasks(out io.Writer, tasks []easyjob.TaskInfo, now time.Time, group st
 			cron += " (override; code: " + orAfterParent(x.CodeCron) + ")"
 			overridden++
 		}
+		if x.Broadcast {
+			cron += " (broadcast)"
+		}
 		status := string(x.Status)
 		if x.Stale {
 			status += " (stale)"
@@ -226,6 +229,9 @@ func printTasks(out io.Writer, tasks []easyjob.TaskInfo, now time.Time, group st
 		node := ""
 		if x.NodeID != 0 {
 			node = strconv.FormatInt(x.NodeID, 10)
+		}
+		if x.Broadcast {
+			node = "all" // every live node runs each fire
 		}
 		cells := []string{strconv.FormatInt(x.ID, 10), x.Name}
 		if dynamic > 0 {

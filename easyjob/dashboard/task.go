@@ -211,6 +211,9 @@ func policies(name string, o repository.TaskOptions) []policy {
 	if o.MaxFires > 0 {
 		out = append(out, policy{"max fires", fmt.Sprintf("finishes after %d fires", o.MaxFires)})
 	}
+	if o.Broadcast {
+		out = append(out, policy{"broadcast", "each fire runs once on every live node that registers the task (one run per node in the history)"})
+	}
 	return out
 }
 

@@ -202,3 +202,16 @@ func (s *store) EndRun(ctx context.Context, r repository.RunEnd) error {
 func (s *store) WriteRunLogs(ctx context.Context, logs []repository.RunLogUpdate) (int, error) {
 	return call(ctx, s, "WriteRunLogs", func(ctx context.Context) (int, error) { return s.inner.WriteRunLogs(ctx, logs) })
 }
+
+func (s *store) StartBroadcast(ctx context.Context, b repository.BroadcastStart) (repository.Execution, error) {
+	ctx, began, cancel := s.begin(ctx, "StartBroadcast")
+	defer cancel()
+	x, err := s.inner.StartBroadcast(ctx, b)
+	err = bounded(ctx, err)
+	s.end(Call{Op: "StartBroadcast", Began: began, Err: err, Node: b.Node})
+	return x, err
+}
+
+func (s *store) AbandonBroadcasts(ctx context.Context, group string, deadAfter time.Duration) (int, error) {
+	return call(ctx, s, "AbandonBroadcasts", func(ctx context.Context) (int, error) { return s.inner.AbandonBroadcasts(ctx, group, deadAfter) })
+}

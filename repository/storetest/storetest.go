@@ -68,6 +68,7 @@ func Run(t *testing.T, newStore func(t *testing.T) repository.Store) {
 		{"Groups", groupCases},
 		{"Cancel", cancelCases},
 		{"EndRun", endRunCases},
+		{"Broadcast", broadcastCases},
 		{"RunLogs", runLogCases},
 		{"Alerts", alertCases},
 	}

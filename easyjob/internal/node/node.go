@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -36,6 +37,9 @@ type Node struct {
 	log   zerolog.Logger
 	specs map[string]*spec.Spec
 	roots []string // names the loader asks for
+	// broadcasts are the broadcast tasks (TaskOptions.Broadcast): never
+	// claimed, each fired by every node on its own (broadcast.go).
+	broadcasts []*spec.Spec
 
 	picker   *picker    // strategy over the live view; holds self, the node id
 	claims   *claim.Set // claims held and their epoch
@@ -111,11 +115,15 @@ func New(cfg Config, store repository.Runtime, specs map[string]*spec.Spec) (*No
 	schedule.ShareTicks(scheds)
 	n.picker = newPicker(strat, cfg.StealAfter, &n.counts)
 	for name, s := range specs {
-		if s.Parent == "" { // a root task, or a handler kind (the runtime schedules that name it)
+		switch {
+		case s.Opts.Broadcast && !s.Handler:
+			n.broadcasts = append(n.broadcasts, s)
+		case s.Parent == "": // a root task, or a handler kind (the runtime schedules that name it)
 			n.roots = append(n.roots, name)
 		}
 	}
 	slices.Sort(n.roots)
+	slices.SortFunc(n.broadcasts, func(a, b *spec.Spec) int { return strings.Compare(a.Name, b.Name) })
 	n.outage = newOutage(n.log)
 	n.completer = newCompleter(store, n.outage, n.claims.Hold)
 	n.alerts = newAlerts(cfg, n.log, store)
@@ -200,6 +208,9 @@ func (n *Node) Run(ctx context.Context) error {
 	workWG.Go(func() { n.boss(work) })
 	workWG.Go(func() { n.watchHandovers(work) })
 	workWG.Go(func() { loop(work, n.outage, "cancels", n.cfg.HeartbeatInterval, nil, n.readCancels) })
+	if len(n.broadcasts) > 0 {
+		workWG.Go(func() { n.runBroadcasts(work) })
+	}
 	if n.alerts != nil {
 		workWG.Go(func() { n.alerts.Run(work, alertView{n}) })
 	}

@@ -55,6 +55,9 @@ func (n *Node) recoverOrphans(ctx context.Context) error {
 			n.log.Info().Int("nodes", k).Msg("easyjob: expired long-dead node rows")
 		}
 	}
+	if err := n.abandonBroadcasts(ctx); err != nil { // broadcast.go
+		return err
+	}
 	orphans, err := n.store.Orphans(ctx, n.cfg.Group, n.cfg.DeadAfter)
 	if n.hooks != nil && err == nil {
 		n.hooks.RecoverScanned.send(len(orphans))

@@ -76,6 +76,8 @@ const (
 	mTakeAlert
 	mMarkAlertDelivered
 	mPruneAlerts
+	mStartBroadcast
+	mAbandonBroadcasts
 	mListen // not a round trip per call: one long-lived session
 	numMethods
 )
@@ -90,6 +92,7 @@ var methodNames = [numMethods]string{
 	"CreateSchedules", "UpdateSchedule", "PublishHandlers", "Handlers", "Revisions",
 	"PutCalendar", "Calendars", "RemoveCalendar", "Backfill", "Cancel", "CancelsSince", "EndRun", "GroupSummaries", "WriteRunLogs", "RunLog",
 	"AlertRules", "PutAlertRule", "RemoveAlertRule", "OpenAlert", "ResolveAlert", "AlertEvents", "TakeAlert", "MarkAlertDelivered", "PruneAlerts",
+	"StartBroadcast", "AbandonBroadcasts",
 	"Listen",
 }
 
