@@ -140,6 +140,9 @@ type TaskInfo struct {
 	// Broadcast: each fire runs on every live node that registers the
 	// task (the Broadcast option); no node claims it.
 	Broadcast bool `json:"broadcast,omitempty"`
+	// Daemon: the task's run is kept going on one node at a time (the
+	// Daemon option); it has no cron.
+	Daemon bool `json:"daemon,omitempty"`
 }
 
 // HistoryFilter selects and pages executions, newest first: Status ("" for
@@ -443,10 +446,46 @@ func (c *Client) rootOf(ctx context.Context, t repository.Task) (string, error) 
 }
 
 // Pause stops future fires of the task. A fire that is running completes
-// and is recorded; the task then parks as paused.
+// and is recorded; the task then parks as paused. A daemon's run, which
+// does not complete on its own, is cancelled (Cancel).
 func (c *Client) Pause(ctx context.Context, name string) (TaskInfo, error) {
-	return c.control(ctx, "pause", name, c.store.Pause)
+	info, err := c.control(ctx, "pause", name, c.store.Pause)
+	if err != nil || !info.Daemon || info.Status != repository.TaskDoing {
+		return info, err
+	}
+	if err := c.cancelDaemon(ctx, name); err != nil {
+		return info, fmt.Errorf("easyjob: paused daemon %q, but could not cancel its run: %w", name, err)
+	}
+	return info, nil
 }
+
+// cancelDaemon cancels the run of daemon name, paused. A run started
+// less than a couple of seconds ago may not be recorded yet (its start is
+// written StartRecordAfter after it), and a cancel finds only recorded
+// runs: it is asked again until the run is, or the task no longer holds
+// a claim (the run ended), for at most daemonCancelWait.
+func (c *Client) cancelDaemon(ctx context.Context, name string) error {
+	deadline := time.Now().Add(daemonCancelWait)
+	for {
+		_, err := c.store.Cancel(c.audited(ctx, "cancel", name, "the daemon was paused"), c.group, name)
+		if !errors.Is(err, ErrNotRunning) {
+			return err
+		}
+		t, err := c.store.Task(ctx, c.group, name)
+		if err != nil || t.Status != repository.TaskDoing || time.Now().After(deadline) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+// daemonCancelWait bounds how long a pause waits for a daemon's run to be
+// recorded (node.StartRecordAfter, and a margin) to cancel it.
+const daemonCancelWait = 5 * time.Second
 
 // Resume lets a paused task fire again; a fire that came due while it was
 // paused is subject to the task's misfire policy.
@@ -707,7 +746,7 @@ func TaskInfoOf(t repository.Task, parent string) TaskInfo {
 		LastFinishedAt: t.LastFinishedAt, UpdatedAt: t.UpdatedAt,
 		CodeCron: t.CodeCron, Overridden: t.Overridden(), OverriddenAt: t.OverriddenAt,
 		Dynamic: t.Dynamic, Args: rawArgs(t.Args), Revision: t.Revision, Handler: handlerOf(t),
-		Broadcast: t.Options.Broadcast,
+		Broadcast: t.Options.Broadcast, Daemon: t.Options.Daemon,
 	}
 }
 

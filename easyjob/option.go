@@ -410,3 +410,29 @@ func EveryFromCreation() Option {
 		return nil
 	}
 }
+
+// Daemon keeps the task's function running on exactly one live node of
+// the group at a time: a queue consumer, a stream follower, a guard.
+// Register it with an empty cron:
+//
+//	easyjob.Register("consumer", "", consume, easyjob.Daemon())
+//
+// When the function returns or panics it is started again, after
+// repository.DaemonRestart (1s) when it returned nil or was cancelled,
+// after a backoff doubling with each failure in a row (up to 1 min) when
+// it failed. When its node dies, or is cut off from the database past
+// DeadAfter, its context is cancelled there and a peer starts it within
+// the failover time; a node that shuts down cancels it at once, so a
+// peer takes over within about a second. Pausing a daemon cancels its
+// run; Client.Cancel cancels one run (it is started again). Each run is
+// a row of the history. A daemon holds one of its node's Workers while
+// it runs. It combines with Timeout (each run bounded), TZ and
+// PauseAfterFailures, not with a chain, InTx, Retry, an overlap policy,
+// MaxFires, Window, Spread, Jitter, EveryFromCreation, a calendar or
+// Broadcast.
+func Daemon() Option {
+	return func(s *taskSpec) error {
+		s.Opts.Daemon = true
+		return nil
+	}
+}

@@ -65,7 +65,10 @@ func (s *taskSpec) build(fn Func, opts []Option) error {
 	if err != nil {
 		return fmt.Errorf("task %q: %w", s.Name, err)
 	}
-	if sched.Empty() && s.Parent == "" {
+	switch {
+	case s.Opts.Daemon && !sched.Empty():
+		return fmt.Errorf("%w: task %q: a daemon runs all the time and has no cron: register it with \"\" (got %q)", ErrInvalidCron, s.Name, s.Cron)
+	case sched.Empty() && s.Parent == "" && !s.Opts.Daemon:
 		return fmt.Errorf("%w: task %q: a root task needs a cron expression", ErrInvalidCron, s.Name)
 	}
 	s.Sched = sched.Spread(s.Name, s.Opts.Spread).Window(s.Opts.Start, s.Opts.End)
@@ -121,6 +124,9 @@ func validateForest(specs []*taskSpec) (map[string]*spec.Spec, error) {
 		if err := allowAllAlone(&s.Spec); err != nil {
 			return nil, err
 		}
+		if err := daemonAlone(&s.Spec); err != nil {
+			return nil, err
+		}
 		if err := broadcastAlone(&s.Spec); err != nil {
 			return nil, err
 		}
@@ -162,6 +168,47 @@ var mainModule = sync.OnceValue(func() string {
 	}
 	return ""
 })
+
+// daemonAlone refuses a Daemon with what assumes fires on a schedule
+// or a run that ends: a chain, InTx, retries (a failed daemon is
+// restarted with a backoff of its own), an overlap policy, MaxFires, a
+// window, a spread, jitter, an anchored @every, a calendar, Broadcast.
+func daemonAlone(s *spec.Spec) error {
+	if !s.Opts.Daemon {
+		return nil
+	}
+	o := s.Opts
+	var with string
+	switch {
+	case s.Parent != "" || len(s.Children) > 0:
+		with = "a chain (Parent)"
+	case s.InTx:
+		with = "InTx"
+	case o.MaxRetries > 0:
+		with = "Retry (a failed daemon is restarted with a backoff of its own)"
+	case o.Overlap != "" && o.Overlap != repository.OverlapWait:
+		with = "an overlap policy"
+	case o.MaxFires > 0:
+		with = "MaxFires"
+	case !o.Start.IsZero() || !o.End.IsZero():
+		with = "Window"
+	case o.Spread > 0:
+		with = "Spread"
+	case o.Jitter > 0:
+		with = "Jitter"
+	case o.EveryFromCreation:
+		with = "EveryFromCreation"
+	case o.Calendar != "":
+		with = "Calendar"
+	case o.Broadcast:
+		with = "Broadcast"
+	case o.Misfire != repository.MisfireFireOnceNow:
+		with = "a misfire policy (a daemon late to start starts at once)"
+	default:
+		return nil
+	}
+	return fmt.Errorf("%w: task %q: Daemon does not combine with %s", ErrInvalidOption, s.Name, with)
+}
 
 // allowAllAlone refuses OverlapAllowAll where runs cannot go on without
 // their claim: a chain (its steps follow the run), InTx (the finish

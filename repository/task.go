@@ -165,7 +165,19 @@ type TaskOptions struct {
 	// task, instead of once in the group: no node claims the row; each
 	// records its own run (RunStore.StartBroadcast).
 	Broadcast bool `json:"broadcast,omitempty"`
+	// Daemon keeps the task's run going on one node at a time: it has no
+	// cron; the row is due at once, and again a backoff after each run
+	// ends (DaemonRestart).
+	Daemon bool `json:"daemon,omitempty"`
 }
+
+// Daemon restarts: a daemon that returned (or was cancelled) starts again
+// DaemonRestart later; one that failed n times in a row after
+// DaemonRestart doubled n-1 times, at most MaxDaemonBackoff.
+const (
+	DaemonRestart    = time.Second
+	MaxDaemonBackoff = time.Minute
+)
 
 // Task is one row of the tasks table.
 type Task struct {

@@ -207,6 +207,9 @@ func printTasks(out io.Writer, tasks []easyjob.TaskInfo, now time.Time, group st
 		if x.Broadcast {
 			cron += " (broadcast)"
 		}
+		if x.Daemon {
+			cron = "(daemon)"
+		}
 		status := string(x.Status)
 		if x.Stale {
 			status += " (stale)"

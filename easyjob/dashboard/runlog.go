@@ -64,4 +64,3 @@ func (a *API) runLog(w http.ResponseWriter, r *http.Request) error {
 	writeJSON(w, http.StatusOK, l)
 	return nil
 }
-

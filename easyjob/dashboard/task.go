@@ -214,6 +214,9 @@ func policies(name string, o repository.TaskOptions) []policy {
 	if o.Broadcast {
 		out = append(out, policy{"broadcast", "each fire runs once on every live node that registers the task (one run per node in the history)"})
 	}
+	if o.Daemon {
+		out = append(out, policy{"daemon", "kept running on one node at a time: started again 1s after it returns, later after failures in a row; a peer takes it over when its node dies or stops"})
+	}
 	return out
 }
 

@@ -36,6 +36,9 @@ func (n *Node) outcome(c *claim.Claim, execID int64, status repository.ExecStatu
 		f.Next, f.Done = next.Next, next.Done
 		f.CountFire = c.Task.ParentID == 0 && attempt == 1 && status != repository.ExecSkipped
 	}
+	if c.Spec.Opts.Daemon {
+		n.planDaemon(c, &f, status) // daemon.go
+	}
 	due := f.DueAt()
 	switch {
 	case c.StartFailed():

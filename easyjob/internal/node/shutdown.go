@@ -52,6 +52,7 @@ func (n *Node) shutdown(work *sync.WaitGroup, stopBackground func()) {
 		n.pool.Track(func() { n.giveBack(c) }) // started, never ran: back to peers
 	}
 
+	n.stopDaemons() // daemon.go: they never end on their own
 	done := make(chan struct{})
 	go func() { n.pool.Wait(); close(done) }()
 	grace := time.NewTimer(n.cfg.ShutdownGrace)
