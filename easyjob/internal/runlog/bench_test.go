@@ -1,6 +1,7 @@
 package runlog
 
 import (
+	"io"
 	"log/slog"
 	"testing"
 )
@@ -23,5 +24,32 @@ func BenchmarkSilentRun(b *testing.B) {
 	for b.Loop() {
 		l := New(Key{Task: "t"}, 0, slog.LevelInfo, nil, nil)
 		_ = l.Text()
+	}
+}
+
+// BenchmarkRunOfFiveLines is a run that writes five lines, kept: its log
+// made, its logger, the lines, the text its finish stores.
+func BenchmarkRunOfFiveLines(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		l := New(Key{Task: "t"}, 0, slog.LevelInfo, nil, nil)
+		log := Logger(l)
+		for i := range 5 {
+			log.Info("bench line", "i", i, "of", 5)
+		}
+		_ = l.Text()
+	}
+}
+
+// BenchmarkDiscardedFiveLines is the same five lines through a text
+// handler that discards them: what a job pays for its lines whether or
+// not they are kept.
+func BenchmarkDiscardedFiveLines(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		log := slog.New(slog.NewTextHandler(io.Discard, nil))
+		for i := range 5 {
+			log.Info("bench line", "i", i, "of", 5)
+		}
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
+	"log/slog"
 	"strconv"
 	"time"
 
@@ -31,6 +33,7 @@ type nodeParams struct {
 	Metrics         bool // a Prometheus observer on each node (metrics.go)
 	GOMAXPROCS      int  // node processes only: runtime.GOMAXPROCS (0 = Go's own choice)
 	LogLines        int  // lines each run writes through easyjob.Logger (run logs; 0: silent jobs)
+	LogDiscard      bool // the LogLines lines go to a discarding slog handler instead: the job's own cost of logging, nothing kept
 	// Handler, when set, is the one handler kind the node registers
 	// (runtime schedules, bench --schedules) instead of the Tasks tasks.
 	Handler string
@@ -58,6 +61,7 @@ func addNodeFlags(fs *flag.FlagSet, p *nodeParams) {
 	fs.IntVar(&p.OverlapTasks, "overlap-tasks", 0, "also register this many tasks on every second whose runs last "+overlapRun.String()+", with the overlap policies skip, buffer_one, buffer_all, cancel and terminate in turn (o00-skip, o01-buffer_one, ...); chaos checks each policy")
 	fs.BoolVar(&p.Metrics, "metrics", false, "give every node a Prometheus observer (easyjob/metrics/prom), scraped every 15s")
 	fs.IntVar(&p.LogLines, "log-lines", 0, "every run of a bench task writes this many lines through easyjob.Logger, kept with the run (run logs); 0 = silent jobs")
+	fs.BoolVar(&p.LogDiscard, "log-discard", false, "with --log-lines: write the lines through a slog text handler that discards them (the job's own cost of formatting them; nothing kept), to compare with keeping them")
 	fs.IntVar(&p.GOMAXPROCS, "gomaxprocs", 0, "GOMAXPROCS of each node process, as a container's CPU limit sets it (0 = Go's own choice; --procs only)")
 }
 
@@ -115,6 +119,9 @@ func (p nodeParams) args() []string {
 	if p.LogLines != 0 {
 		a = append(a, "--log-lines", strconv.Itoa(p.LogLines))
 	}
+	if p.LogDiscard {
+		a = append(a, "--log-discard")
+	}
 	if p.Handler != "" {
 		a = append(a, "--handler", p.Handler)
 	}
@@ -169,7 +176,7 @@ func registerTasks(s *easyjob.Scheduler, p nodeParams, l ledger) error {
 	if p.Handler != "" {
 		return s.Handle(p.Handler, easyjob.HandlerOf(ledgerHandler(l)))
 	}
-	job := loggingJob(ledgerJob(l), p.LogLines)
+	job := loggingJob(ledgerJob(l), p.LogLines, p.LogDiscard)
 	for i := range p.Tasks {
 		if err := s.Register(taskName(i), p.Cron, job); err != nil {
 			return err
@@ -187,14 +194,19 @@ func registerTasks(s *easyjob.Scheduler, p nodeParams, l ledger) error {
 
 // loggingJob is job, then lines lines written through easyjob.Logger
 // (bench --log-lines: the cost of run logs; the ledger's start is
-// recorded before them, as a silent job's); job itself when lines is 0.
-func loggingJob(job easyjob.Func, lines int) easyjob.Func {
+// recorded before them, as a silent job's), or through a text handler
+// that discards them (discard: the job's own cost of its lines); job
+// itself when lines is 0.
+func loggingJob(job easyjob.Func, lines int, discard bool) easyjob.Func {
 	if lines <= 0 {
 		return job
 	}
 	return func(ctx context.Context) error {
 		err := job(ctx)
 		log := easyjob.Logger(ctx)
+		if discard {
+			log = slog.New(slog.NewTextHandler(io.Discard, nil))
+		}
 		for i := range lines {
 			log.Info("bench line", "i", i, "of", lines)
 		}
