@@ -117,7 +117,7 @@ func (r *chaosRun) inject(ev event, now time.Time) {
 		f := &fault{Kind: "pgbouncer-restart", At: now}
 		r.addFault(f)
 		r.pgWG.Go(func() { r.restartPgBouncer(f) })
-	case "switchover", "primary-kill", "patroni-kill":
+	case "switchover", "primary-kill", "patroni-kill", "etcd-loss":
 		// At is set again when the fault is issued, once the leader is
 		// known.
 		f := &fault{Kind: ev.what, At: now}

@@ -32,13 +32,15 @@ const (
 	patroniLoopWait     = 1 * time.Second
 	patroniRetryTimeout = 5 * time.Second
 	patroniMembers      = 3
+	etcdMembers         = 3
 	// patroniOutage bounds how long a Patroni fault keeps the database
 	// from accepting writes: the leader key's TTL plus a promotion.
 	patroniOutage = patroniTTL + 5*time.Second
 )
 
-// patroniCluster is a private PostgreSQL cluster for one chaos run: one
-// etcd (v3 API, Patroni's etcd3 DCS) and three Patroni members on
+// patroniCluster is a private PostgreSQL cluster for one chaos run: a
+// three-member etcd cluster (v3 API, Patroni's etcd3 DCS, quorum 2) and
+// three Patroni members on
 // loopback, each running its own PostgreSQL, in synchronous mode. The
 // nodes reach whichever member leads through a multi-host DSN with
 // target_session_attrs=read-write.
@@ -46,15 +48,27 @@ type patroniCluster struct {
 	dir        string              // temp dir owned by postgres: etcd/, one dir per member
 	binDir     string              // PostgreSQL's bin directory (postgres, pg_ctl, initdb, pg_basebackup, pg_rewind)
 	cred       *syscall.Credential // the postgres OS user when run as root
-	etcdPort   int
-	etcd       *groupProc
+	etcds      []*etcdMember
 	members    []*patroniMember
 	dsn        string     // multi-host DSN of the postgres database, read-write member only
 	haproxy    *groupProc // --patroni-via haproxy; nil otherwise
 	haproxyDSN string     // the postgres database through haproxy
 
-	mu sync.Mutex // guards the members' proc (a patroni-kill restarts one) and haproxy
+	mu sync.Mutex // guards the members' and etcds' proc (a patroni-kill or etcd-loss restarts one) and haproxy
 }
+
+// etcdMember is one member of the DCS's etcd cluster.
+type etcdMember struct {
+	name       string
+	clientPort int
+	peerPort   int
+	dir        string // etcd.log, data/ (kept across a restart: the member rejoins)
+	proc       *groupProc
+}
+
+func (e *etcdMember) clientURL() string { return fmt.Sprintf("http://127.0.0.1:%d", e.clientPort) }
+func (e *etcdMember) peerURL() string   { return fmt.Sprintf("http://127.0.0.1:%d", e.peerPort) }
+func (e *etcdMember) log() string       { return filepath.Join(e.dir, "etcd.log") }
 
 // patroniMember is one Patroni process and the PostgreSQL it runs.
 type patroniMember struct {
@@ -180,7 +194,7 @@ type patroniConfig struct {
 	Name     string
 	RestPort int
 	PGPort   int
-	EtcdPort int
+	EtcdHost string // etcd3 hosts: every etcd member's client host:port, comma-separated
 	Dir      string // the member's dir
 	BinDir   string
 	Async    bool // synchronous_mode: false (--patroni-async)
@@ -200,7 +214,7 @@ restapi:
   listen: 127.0.0.1:%[3]d
   connect_address: 127.0.0.1:%[3]d
 etcd3:
-  hosts: 127.0.0.1:%[4]d
+  hosts: %[4]s
 bootstrap:
   dcs:
     ttl: %[5]d
@@ -247,7 +261,7 @@ tags:
   noloadbalance: false
   clonefrom: false
   nosync: false
-`, patroniScope, c.Name, c.RestPort, c.EtcdPort,
+`, patroniScope, c.Name, c.RestPort, c.EtcdHost,
 		int(patroniTTL.Seconds()), int(patroniLoopWait.Seconds()), int(patroniRetryTimeout.Seconds()),
 		c.PGPort, c.Dir, c.BinDir, !c.Async)
 }
@@ -341,7 +355,7 @@ func (st patroniClusterState) healthy(n int) (bool, string) {
 	return true, ""
 }
 
-// startPatroniCluster starts etcd and three Patroni members in a new temp
+// startPatroniCluster starts three etcd members and three Patroni members in a new temp
 // dir and waits (ctx bounds it) until one leads with two streaming
 // replicas; async turns Patroni's synchronous mode off. The caller must
 // call stop; on an error it has stopped what it started.
@@ -369,39 +383,39 @@ func startPatroniCluster(ctx context.Context, async bool) (_ *patroniCluster, er
 		}
 		c.cred = &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}
 	}
-	ports, err := freePorts(ctx, 2+2*patroniMembers)
+	ports, err := freePorts(ctx, 2*etcdMembers+2*patroniMembers)
 	if err != nil {
 		return nil, err
 	}
-	c.etcdPort = ports[0]
 	if err := c.mkdir(dir); err != nil {
 		return nil, err
 	}
-	etcdDir := filepath.Join(dir, "etcd")
-	if err := c.mkdir(etcdDir); err != nil {
-		return nil, err
+	var hosts []string
+	for i := range etcdMembers {
+		e := &etcdMember{name: fmt.Sprintf("etcd%d", i+1), clientPort: ports[2*i], peerPort: ports[2*i+1],
+			dir: filepath.Join(dir, fmt.Sprintf("etcd%d", i+1))}
+		if err := c.mkdir(e.dir); err != nil {
+			return nil, err
+		}
+		c.etcds = append(c.etcds, e)
+		hosts = append(hosts, fmt.Sprintf("127.0.0.1:%d", e.clientPort))
 	}
-	client, peer := fmt.Sprintf("http://127.0.0.1:%d", ports[0]), fmt.Sprintf("http://127.0.0.1:%d", ports[1])
-	c.etcd, err = startGroupProc([]string{mustLookPath("etcd"),
-		"--name", "etcd0", "--data-dir", filepath.Join(etcdDir, "data"),
-		"--listen-client-urls", client, "--advertise-client-urls", client,
-		"--listen-peer-urls", peer, "--initial-advertise-peer-urls", peer,
-		"--initial-cluster", "etcd0=" + peer, "--initial-cluster-state", "new",
-		"--log-level", "warn",
-	}, filepath.Join(etcdDir, "etcd.log"), c.cred, c.env())
-	if err != nil {
-		return nil, err
+	for _, e := range c.etcds {
+		if err := c.startEtcd(e, c.etcdInitial()); err != nil {
+			return nil, err
+		}
 	}
+	ports = ports[2*etcdMembers:]
 	var pgPorts []int
 	for i := range patroniMembers {
 		m := &patroniMember{
-			name: fmt.Sprintf("pg%d", i+1), restPort: ports[2+2*i], pgPort: ports[3+2*i],
+			name: fmt.Sprintf("pg%d", i+1), restPort: ports[2*i], pgPort: ports[2*i+1],
 			dir: filepath.Join(dir, fmt.Sprintf("pg%d", i+1)),
 		}
 		if err := c.mkdir(m.dir); err != nil {
 			return nil, err
 		}
-		y := patroniYAML(patroniConfig{Name: m.name, RestPort: m.restPort, PGPort: m.pgPort, EtcdPort: c.etcdPort, Dir: m.dir, BinDir: binDir, Async: async})
+		y := patroniYAML(patroniConfig{Name: m.name, RestPort: m.restPort, PGPort: m.pgPort, EtcdHost: strings.Join(hosts, ","), Dir: m.dir, BinDir: binDir, Async: async})
 		if err := c.writeFile(m.yml(), y); err != nil {
 			return nil, err
 		}
@@ -487,18 +501,99 @@ func (c *patroniCluster) writeFile(path, text string) error {
 	return c.chown(path)
 }
 
-// waitEtcd waits until etcd answers its version endpoint.
+// startEtcd starts etcd member e of the cluster initial (name=peer URL,
+// comma-separated). On a restart, e's data dir holds the member: etcd
+// ignores the --initial-cluster flags and rejoins.
+func (c *patroniCluster) startEtcd(e *etcdMember, initial string) error {
+	p, err := startGroupProc([]string{mustLookPath("etcd"),
+		"--name", e.name, "--data-dir", filepath.Join(e.dir, "data"),
+		"--listen-client-urls", e.clientURL(), "--advertise-client-urls", e.clientURL(),
+		"--listen-peer-urls", e.peerURL(), "--initial-advertise-peer-urls", e.peerURL(),
+		"--initial-cluster", initial, "--initial-cluster-token", patroniScope, "--initial-cluster-state", "new",
+		"--log-level", "warn",
+	}, e.log(), c.cred, c.env())
+	if err != nil {
+		return err
+	}
+	c.mu.Lock()
+	e.proc = p
+	c.mu.Unlock()
+	return nil
+}
+
+// etcdInitial is the --initial-cluster of the etcd members.
+func (c *patroniCluster) etcdInitial() string {
+	var initial []string
+	for _, e := range c.etcds {
+		initial = append(initial, e.name+"="+e.peerURL())
+	}
+	return strings.Join(initial, ",")
+}
+
+// waitEtcd waits until every etcd member reports itself healthy (a
+// member of a cluster with a leader).
 func (c *patroniCluster) waitEtcd(ctx context.Context) error {
-	url := fmt.Sprintf("http://127.0.0.1:%d/version", c.etcdPort)
-	deadline := time.Now().Add(30 * time.Second)
+	for _, e := range c.etcds {
+		if err := c.waitEtcdMember(ctx, e, 30*time.Second); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// waitEtcdMember waits (at most d) until e answers /health with health
+// true.
+func (c *patroniCluster) waitEtcdMember(ctx context.Context, e *etcdMember, d time.Duration) error {
+	url := e.clientURL() + "/health"
+	deadline := time.Now().Add(d)
 	for {
-		if _, err := httpGet(ctx, url); err == nil {
+		b, err := httpGet(ctx, url)
+		if err == nil && !strings.Contains(string(b), `"true"`) {
+			err = fmt.Errorf("%s: %s", url, strings.TrimSpace(string(b)))
+		}
+		if err == nil {
 			return nil
 		} else if time.Now().After(deadline) || ctx.Err() != nil {
-			return fmt.Errorf("etcd did not answer on %s: %w (log: %s)", url, err, fileTail(filepath.Join(c.dir, "etcd", "etcd.log"), 5))
+			return fmt.Errorf("etcd member %s not healthy on %s: %w (log: %s)", e.name, url, err, fileTail(e.log(), 5))
 		}
 		sleepCtx(ctx, 200*time.Millisecond)
 	}
+}
+
+// etcdStatus is the part of etcd's v3 maintenance status (JSON gateway)
+// that tells the leader: member IDs are uint64s, as strings.
+type etcdStatus struct {
+	Header struct {
+		MemberID string `json:"member_id"`
+	} `json:"header"`
+	Leader string `json:"leader"`
+}
+
+// etcdLeader returns the etcd member that leads the raft cluster, asking
+// each member's status in turn; ok is false when none could tell.
+func (c *patroniCluster) etcdLeader(ctx context.Context) (*etcdMember, bool) {
+	for _, e := range c.etcds {
+		b, err := httpPost(ctx, e.clientURL()+"/v3/maintenance/status", "{}")
+		if err != nil {
+			continue
+		}
+		var st etcdStatus
+		if json.Unmarshal(b, &st) != nil || st.Leader == "" {
+			continue
+		}
+		if st.Header.MemberID == st.Leader {
+			return e, true
+		}
+		// Another member leads: find which by asking it.
+		for _, o := range c.etcds {
+			ob, err := httpPost(ctx, o.clientURL()+"/v3/maintenance/status", "{}")
+			var ost etcdStatus
+			if err == nil && json.Unmarshal(ob, &ost) == nil && ost.Header.MemberID == st.Leader {
+				return o, true
+			}
+		}
+	}
+	return nil, false
 }
 
 // startMember starts m's Patroni.
@@ -630,7 +725,13 @@ func (c *patroniCluster) stop() {
 			cancel()
 		}
 	}
-	c.etcd.stop(10 * time.Second)
+	for _, e := range c.etcds {
+		c.mu.Lock()
+		p := e.proc
+		c.mu.Unlock()
+		wg.Go(func() { p.stop(10 * time.Second) })
+	}
+	wg.Wait()
 	if err := os.RemoveAll(c.dir); err != nil {
 		fmt.Fprintf(os.Stderr, "easyjob chaos: %v\n", err)
 	}
@@ -666,6 +767,19 @@ func fileTail(path string, n int) string {
 	return strings.Join(lines[max(0, len(lines)-n):], " | ")
 }
 
+// httpPost POSTs body (JSON) to url with a 2 s timeout and returns the
+// body of a 2xx answer.
+func httpPost(ctx context.Context, url, body string) ([]byte, error) {
+	rctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(rctx, http.MethodPost, url, strings.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	return httpDo(req)
+}
+
 // httpGet GETs url with a 2 s timeout and returns the body of a 2xx
 // answer.
 func httpGet(ctx context.Context, url string) ([]byte, error) {
@@ -675,6 +789,12 @@ func httpGet(ctx context.Context, url string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	return httpDo(req)
+}
+
+// httpDo sends req and returns the body of a 2xx answer.
+func httpDo(req *http.Request) ([]byte, error) {
+	url := req.URL.String()
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		return nil, err
@@ -685,7 +805,7 @@ func httpGet(ctx context.Context, url string) ([]byte, error) {
 		return nil, err
 	}
 	if resp.StatusCode/100 != 2 {
-		return nil, fmt.Errorf("GET %s: %s", url, resp.Status)
+		return nil, fmt.Errorf("%s %s: %s", req.Method, url, resp.Status)
 	}
 	return b, nil
 }
@@ -759,7 +879,10 @@ func queryInt(ctx context.Context, dsn, query string, n *int, args ...any) error
 // saveLogs copies etcd's and every member's log (Patroni's, with its
 // PostgreSQL's output) into dir, which the run keeps.
 func (c *patroniCluster) saveLogs(dir string) {
-	logs := map[string]string{"patroni-etcd.log": filepath.Join(c.dir, "etcd", "etcd.log")}
+	logs := map[string]string{}
+	for _, e := range c.etcds {
+		logs["patroni-"+e.name+".log"] = e.log()
+	}
 	if c.haproxy != nil {
 		logs["haproxy.log"] = c.haproxyLog()
 	}

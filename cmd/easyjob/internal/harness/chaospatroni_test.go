@@ -12,11 +12,11 @@ import (
 )
 
 func TestPatroniYAML(t *testing.T) {
-	y := patroniYAML(patroniConfig{Name: "pg2", RestPort: 8009, PGPort: 5439, EtcdPort: 2399, Dir: "/tmp/x/pg2", BinDir: "/usr/lib/postgresql/15/bin"})
+	y := patroniYAML(patroniConfig{Name: "pg2", RestPort: 8009, PGPort: 5439, EtcdHost: "127.0.0.1:2399,127.0.0.1:2401,127.0.0.1:2403", Dir: "/tmp/x/pg2", BinDir: "/usr/lib/postgresql/15/bin"})
 	for _, want := range []string{
 		"scope: easyjob-chaos\n", "name: pg2\n",
 		"  listen: 127.0.0.1:8009\n", "  connect_address: 127.0.0.1:5439\n",
-		"etcd3:\n  hosts: 127.0.0.1:2399\n",
+		"etcd3:\n  hosts: 127.0.0.1:2399,127.0.0.1:2401,127.0.0.1:2403\n",
 		"    ttl: 10\n", "    loop_wait: 1\n", "    retry_timeout: 5\n",
 		"    synchronous_mode: true\n", "      use_pg_rewind: true\n",
 		"  data_dir: /tmp/x/pg2/data\n", "  bin_dir: /usr/lib/postgresql/15/bin\n",
@@ -95,7 +95,7 @@ func TestMultiHostDSN(t *testing.T) {
 // The Patroni faults take their turns after kill and freeze.
 func TestPatroniRotation(t *testing.T) {
 	o := chaosOpts{patroni: true, warmup: time.Second, faultEvery: 10 * time.Second, restartAfter: 5 * time.Second, freezeFor: 6 * time.Second}
-	if got, want := faultKinds(o), []string{"kill", "freeze", "switchover", "primary-kill", "patroni-kill"}; !slices.Equal(got, want) {
+	if got, want := faultKinds(o), []string{"kill", "freeze", "switchover", "primary-kill", "patroni-kill", "etcd-loss"}; !slices.Equal(got, want) {
 		t.Fatalf("kinds %v, want %v", got, want)
 	}
 	t0 := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -106,7 +106,7 @@ func TestPatroniRotation(t *testing.T) {
 	for _, ev := range r.todo {
 		kinds = append(kinds, ev.what)
 	}
-	if want := []string{"kill", "freeze", "switchover", "primary-kill", "patroni-kill", "kill"}; !slices.Equal(kinds, want) {
+	if want := []string{"kill", "freeze", "switchover", "primary-kill", "patroni-kill", "etcd-loss"}; !slices.Equal(kinds, want) {
 		t.Fatalf("schedule %v, want %v", kinds, want)
 	}
 }

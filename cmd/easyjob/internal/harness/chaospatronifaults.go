@@ -14,7 +14,11 @@ import (
 )
 
 // patroniKinds are the faults --patroni adds to the rotation.
-var patroniKinds = []string{"switchover", "primary-kill", "patroni-kill"}
+var patroniKinds = []string{"switchover", "primary-kill", "patroni-kill", "etcd-loss"}
+
+// etcdDown is how long an etcd-loss keeps its etcd member down before
+// starting it again on its data dir.
+const etcdDown = 10 * time.Second
 
 // isPatroniFault reports whether kind is one of patroniKinds.
 func isPatroniFault(kind string) bool {
@@ -118,6 +122,14 @@ func (r *chaosRun) patroniFault(f *fault) {
 	r.mu.Unlock()
 
 	var ctlDone chan error
+	if f.Kind == "etcd-loss" {
+		// Patroni keeps its leader (the DCS keeps its quorum, 2 of 3):
+		// measured, not waited for.
+		if err := r.etcdLoss(ctx, f); err != nil {
+			fail("%v", err)
+			return
+		}
+	}
 	switch f.Kind {
 	case "switchover":
 		cand, ok := st.syncStandby()
@@ -170,7 +182,11 @@ func (r *chaosRun) patroniFault(f *fault) {
 		r.setAt(f, time.Now())
 		<-p.done
 	}
-	at, id, err := waitWrites(ctx, r.pat.dsn, before)
+	var at time.Time
+	var id serverID
+	if f.Kind != "etcd-loss" {
+		at, id, err = waitWrites(ctx, r.pat.dsn, before)
+	}
 	if ctlDone != nil {
 		if cerr := <-ctlDone; cerr != nil {
 			fail("%v", cerr)
@@ -178,7 +194,7 @@ func (r *chaosRun) patroniFault(f *fault) {
 	}
 	if err != nil {
 		fail("no write accepted after the fault: %v", err)
-	} else {
+	} else if f.Kind != "etcd-loss" {
 		r.mu.Lock()
 		f.Until = at
 		f.NewLeader = r.pat.memberByPort(id.port)
@@ -200,6 +216,71 @@ func (r *chaosRun) patroniFault(f *fault) {
 	r.mu.Lock()
 	f.HealedMS = ms(time.Since(f.At))
 	r.mu.Unlock()
+}
+
+// etcdLoss SIGKILLs one etcd member (the raft leader when a member's
+// status names it, else the first), probes writes through the nodes' DSN
+// every 100 ms for etcdDown, then starts the member again on its data dir
+// and waits until it is healthy (it rejoins). f.Until is when the first
+// write after the kill was accepted, after the last refused one if any
+// was: the writes refused are Until - At; f.WriteProbes and
+// f.WriteProbesFailed count the probes while the member was down.
+func (r *chaosRun) etcdLoss(ctx context.Context, f *fault) error {
+	e, isLeader := r.pat.etcdLeader(ctx)
+	if !isLeader {
+		e = r.pat.etcds[0]
+	}
+	r.pat.mu.Lock()
+	p := e.proc
+	r.pat.mu.Unlock()
+	p.signalGroup(syscall.SIGKILL)
+	r.setAt(f, time.Now())
+	<-p.done
+	r.mu.Lock()
+	f.EtcdMember, f.EtcdLeader = e.name, isLeader
+	r.mu.Unlock()
+	var until time.Time
+	var last serverID
+	var probes, failed int
+	var lastErr error
+	for end := f.At.Add(etcdDown); time.Now().Before(end) && ctx.Err() == nil; {
+		id, err := probeWrite(ctx, r.pat.dsn)
+		probes++
+		switch {
+		case err != nil:
+			failed++
+			until, lastErr = time.Time{}, err
+		case until.IsZero():
+			until, last = time.Now(), id
+		default:
+			last = id
+		}
+		sleepCtx(ctx, 100*time.Millisecond)
+	}
+	if until.IsZero() {
+		// Refused to the end of the outage: wait for writes as after a
+		// failover (any server, before's included).
+		at, id, err := waitWrites(ctx, r.pat.dsn, serverID{})
+		if err != nil {
+			return fmt.Errorf("no write accepted after the etcd member loss (last refusal: %s): %w", errText(lastErr), err)
+		}
+		until, last = at, id
+	}
+	r.mu.Lock()
+	f.Until, f.NewLeader = until, r.pat.memberByPort(last.port)
+	f.WriteProbes, f.WriteProbesFailed = probes, failed
+	r.mu.Unlock()
+	restarted := time.Now()
+	if err := r.pat.startEtcd(e, r.pat.etcdInitial()); err != nil {
+		return fmt.Errorf("restart etcd %s: %w", e.name, err)
+	}
+	if err := r.pat.waitEtcdMember(ctx, e, time.Minute); err != nil {
+		return err
+	}
+	r.mu.Lock()
+	f.EtcdRejoinMS = ms(time.Since(restarted))
+	r.mu.Unlock()
+	return nil
 }
 
 // withholdWAL stops (SIGSTOP) the walsenders of leader's PostgreSQL for
@@ -363,7 +444,11 @@ func (res *chaosResult) patroniSummary(kind string) (string, bool) {
 			failed++
 			continue
 		}
-		outages = append(outages, f.Until.Sub(f.At))
+		if f.Kind == "etcd-loss" && f.WriteProbesFailed == 0 {
+			outages = append(outages, 0) // Until is merely the first write probe's answer
+		} else {
+			outages = append(outages, f.Until.Sub(f.At))
+		}
 		if f.Resume.N > 0 {
 			resumeP50 = append(resumeP50, msDur(f.Resume.P50))
 			resumeMax = append(resumeMax, msDur(f.Resume.Max))
@@ -381,6 +466,9 @@ func (res *chaosResult) patroniSummary(kind string) (string, bool) {
 	maxOf := func(ds []time.Duration) string {
 		if len(ds) == 0 {
 			return "-"
+		}
+		if maxDur(ds) == 0 {
+			return "none"
 		}
 		return fmtMS(ms(maxDur(ds)))
 	}

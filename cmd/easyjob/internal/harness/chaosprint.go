@@ -188,6 +188,16 @@ func signedMS(v float64) string {
 // how the fires followed, and when the cluster was whole again.
 func (f *fault) patroniNote() string {
 	var note string
+	if f.EtcdMember != "" {
+		role := "a follower"
+		if f.EtcdLeader {
+			role = "the raft leader"
+		}
+		note += fmt.Sprintf("etcd member %s (%s) SIGKILLed, down %s; %d of %d write probes refused meanwhile; ", f.EtcdMember, role, fmtMS(ms(etcdDown)), f.WriteProbesFailed, f.WriteProbes)
+		if f.Leader != "" && f.NewLeader == f.Leader {
+			note += "Patroni kept its leader; "
+		}
+	}
 	if !f.Until.IsZero() {
 		note += fmt.Sprintf("writes accepted by %s after %s; ", f.NewLeader, fmtMS(ms(f.Until.Sub(f.At))))
 	}
@@ -198,6 +208,9 @@ func (f *fault) patroniNote() string {
 		note += "writes came back too late in the run to judge lost fires; "
 	}
 	note += fmt.Sprintf("%d not resumed, %d doubled (+%d allowed re-runs); ", f.LostTasks, f.Doubled, f.Reruns)
+	if f.EtcdRejoinMS > 0 {
+		note += fmt.Sprintf("etcd member healthy %s after its restart; ", fmtMS(f.EtcdRejoinMS))
+	}
 	if f.HealedMS > 0 {
 		note += fmt.Sprintf("%d members again after %s; ", patroniMembers, fmtMS(f.HealedMS))
 	}

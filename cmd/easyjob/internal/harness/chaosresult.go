@@ -9,7 +9,7 @@ const interruptWindow = 5 * time.Second
 
 // fault is one injected (or spontaneous) failure.
 type fault struct {
-	Kind    string    `json:"kind"` // kill | freeze | pg-restart | pg-stop | silent-path | clock-step | clock-failover | switchover | primary-kill | patroni-kill | pgbouncer-restart | exit (a process exited on its own)
+	Kind    string    `json:"kind"` // kill | freeze | pg-restart | pg-stop | silent-path | clock-step | clock-failover | switchover | primary-kill | patroni-kill | etcd-loss | pgbouncer-restart | exit (a process exited on its own)
 	Proc    string    `json:"proc,omitempty"`
 	NodeIDs []int64   `json:"node_ids,omitempty"`
 	At      time.Time `json:"at"`
@@ -48,15 +48,23 @@ type fault struct {
 	// --patroni-async: how long the leader's walsenders were stopped
 	// before a patroni-kill, and the WAL it wrote meanwhile that no
 	// replica received (lost by the promotion).
-	WithheldMS    float64 `json:"wal_withheld_ms,omitempty"`
-	WithheldBytes int64   `json:"wal_withheld_bytes,omitempty"`
-	Unjudged      bool    `json:"too_late_to_judge_lost,omitempty"` // writes came back less than the lost-fire threshold before the steady window closed
-	struck        bool    // the fault was issued (not given up before, e.g. for want of a leader)
-	win           [2]time.Time
-	idx           int // incarnation index
-	step          time.Duration
-	failovers     []time.Duration
-	resumeDs      []time.Duration // each task's first fire after the database accepted writes again (Resume's samples)
+	// etcd-loss: the etcd member killed (and whether it led the raft
+	// cluster), the write probes while it was down and how many failed,
+	// and how long from its restart it took to be healthy again.
+	EtcdMember        string  `json:"etcd_member_killed,omitempty"`
+	EtcdLeader        bool    `json:"etcd_member_was_leader,omitempty"`
+	WriteProbes       int     `json:"write_probes,omitempty"`
+	WriteProbesFailed int     `json:"write_probes_failed,omitempty"`
+	EtcdRejoinMS      float64 `json:"etcd_rejoined_ms,omitempty"`
+	WithheldMS        float64 `json:"wal_withheld_ms,omitempty"`
+	WithheldBytes     int64   `json:"wal_withheld_bytes,omitempty"`
+	Unjudged          bool    `json:"too_late_to_judge_lost,omitempty"` // writes came back less than the lost-fire threshold before the steady window closed
+	struck            bool    // the fault was issued (not given up before, e.g. for want of a leader)
+	win               [2]time.Time
+	idx               int // incarnation index
+	step              time.Duration
+	failovers         []time.Duration
+	resumeDs          []time.Duration // each task's first fire after the database accepted writes again (Resume's samples)
 }
 
 // clockStep is a clock-step fault as the analysis uses it: at local time

@@ -197,7 +197,7 @@ func (r *chaosRun) printProgress(prog *progress, now, t0 time.Time, fires int, r
 	}
 	patroni := ""
 	if r.pat != nil {
-		patroni = fmt.Sprintf(", %d switchover, %d primary-kill, %d patroni-kill", r.count["switchover"], r.count["primary-kill"], r.count["patroni-kill"])
+		patroni = fmt.Sprintf(", %d switchover, %d primary-kill, %d patroni-kill, %d etcd-loss", r.count["switchover"], r.count["primary-kill"], r.count["patroni-kill"], r.count["etcd-loss"])
 	}
 	if r.bouncer != nil {
 		patroni += fmt.Sprintf(", %d pgbouncer-restart", r.count["pgbouncer-restart"])

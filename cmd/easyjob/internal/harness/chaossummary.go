@@ -10,7 +10,7 @@ import (
 
 // haSummary is a chaos run reduced to the line `make chaos-ha` prints per
 // mode (issue 28): the database faults injected (Patroni's switchover,
-// primary-kill and patroni-kill, PgBouncer's restart, a PostgreSQL stop
+// primary-kill, patroni-kill and etcd-loss, PgBouncer's restart, a PostgreSQL stop
 // or restart, a silent path, a clock step), the fires lost (lost fires,
 // tasks not firing again within the lost-fire threshold of the database
 // accepting writes, lost chain steps), the fires run twice (duplicates
