@@ -10,6 +10,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/easyjob-go/easyjob/easyjob"
+	"github.com/easyjob-go/easyjob/repository"
 	"github.com/easyjob-go/easyjob/repository/postgres/pgtest"
 )
 
@@ -18,15 +19,7 @@ import (
 // a task with no run in progress is refused.
 func TestCancelCLI(t *testing.T) {
 	const group = "cancel"
-	dsn := pgtest.NewDatabase(t)
-	c := &cli{t: t, bin: buildCLI(t), dsn: dsn}
-	c.run("migrate", "up").want(t, 0, "migrate up")
-	store := pgtest.OpenStore(t, dsn)
-	nop := zerolog.Nop()
-	s, err := easyjob.New(easyjob.Config{Store: store, Group: group, SkipMigrate: true, Logger: &nop})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, _, s := cliNode(t, group)
 	started := make(chan struct{}, 64)
 	if err := s.Register("slow", "* * * * * *", func(ctx context.Context) error {
 		started <- struct{}{}
@@ -64,4 +57,21 @@ func TestCancelCLI(t *testing.T) {
 	if a := c.run(g("audit", "--json")...).want(t, 0, "audit"); !strings.Contains(a.stdout, `"cancel"`) {
 		t.Errorf("the audit log lacks the cancel: %s", a.stdout)
 	}
+}
+
+// cliNode is a migrated database of its own with the CLI pointed at it,
+// its store, and a quiet node of group on it to register tasks on (run
+// it with runScheduler).
+func cliNode(t *testing.T, group string) (*cli, repository.Store, *easyjob.Scheduler) {
+	t.Helper()
+	dsn := pgtest.NewDatabase(t)
+	c := &cli{t: t, bin: buildCLI(t), dsn: dsn}
+	c.run("migrate", "up").want(t, 0, "migrate up")
+	store := pgtest.OpenStore(t, dsn)
+	nop := zerolog.Nop()
+	s, err := easyjob.New(easyjob.Config{Store: store, Group: group, SkipMigrate: true, Logger: &nop})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, store, s
 }

@@ -8,10 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rs/zerolog"
-
 	"github.com/easyjob-go/easyjob/easyjob"
-	"github.com/easyjob-go/easyjob/repository/postgres/pgtest"
 )
 
 // TestLogsCLI: `easyjob logs NAME` prints what the newest run logged,
@@ -20,15 +17,7 @@ import (
 // or run exits 3, a bad RUN 2.
 func TestLogsCLI(t *testing.T) {
 	const group = "logs"
-	dsn := pgtest.NewDatabase(t)
-	c := &cli{t: t, bin: buildCLI(t), dsn: dsn}
-	c.run("migrate", "up").want(t, 0, "migrate up")
-	store := pgtest.OpenStore(t, dsn)
-	nop := zerolog.Nop()
-	s, err := easyjob.New(easyjob.Config{Store: store, Group: group, SkipMigrate: true, Logger: &nop})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, store, s := cliNode(t, group)
 	if err := s.Register("step", "* * * * * *", func(ctx context.Context) error {
 		easyjob.Logger(ctx).Info("copied", "rows", 7)
 		return nil

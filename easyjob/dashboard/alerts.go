@@ -168,15 +168,7 @@ func (a *API) putAlertRule(w http.ResponseWriter, r *http.Request) error {
 
 // removeAlertRule deletes a runtime rule and answers its name.
 func (a *API) removeAlertRule(w http.ResponseWriter, r *http.Request) error {
-	name := r.PathValue("name")
-	if err := a.client.RemoveAlertRule(a.ctx(r), name); err != nil {
-		return err
-	}
-	a.wrote()
-	writeJSON(w, http.StatusOK, struct {
-		Removed string `json:"removed"`
-	}{name})
-	return nil
+	return a.removeNamed(w, r, a.client.RemoveAlertRule)
 }
 
 // listAlerts answers a page of the group's alerts, newest first

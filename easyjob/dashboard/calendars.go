@@ -73,8 +73,14 @@ func (a *API) putCalendar(w http.ResponseWriter, r *http.Request) error {
 
 // removeCalendar deletes a calendar and answers its name.
 func (a *API) removeCalendar(w http.ResponseWriter, r *http.Request) error {
+	return a.removeNamed(w, r, a.client.RemoveCalendar)
+}
+
+// removeNamed deletes what the path names with remove (a calendar, an
+// alert rule) and answers its name.
+func (a *API) removeNamed(w http.ResponseWriter, r *http.Request, remove func(context.Context, string) error) error {
 	name := r.PathValue("name")
-	if err := a.client.RemoveCalendar(a.ctx(r), name); err != nil {
+	if err := remove(a.ctx(r), name); err != nil {
 		return err
 	}
 	a.wrote()
