@@ -178,6 +178,15 @@ func (n *Node) runChild(ctx context.Context, ch *spec.Spec, scheduled time.Time,
 		n.log.Warn().Err(err).Str("task", ch.Name).Msg("easyjob: could not record chain step start")
 		return true
 	}
+	if !n.mayStart(ctx, c) {
+		// The last check before user code, as for a root (worker.go): a
+		// node frozen or cut off since the step's start record may be
+		// dead to its peers, which may run the step now. The fire stays
+		// due; whoever holds it resumes the chain.
+		n.release(n.bg, "silence since the chain step's claim", n.claims.Drop(c))
+		n.children.forget(ch.Name)
+		return true
+	}
 	runCtx, endRun := n.fired(ctx, ch, &c.Task, scheduled, n.dbNow(), "", repository.RunChain)
 	status, began, ran, log, runErr := n.call(runCtx, ch, &c.Task, scheduled, batch, nil)
 	if status == repository.ExecSucceeded {
