@@ -1,11 +1,13 @@
 package easyjob
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/easyjob-go/easyjob/easyjob/alert"
@@ -176,6 +178,10 @@ type ExecutionInfo struct {
 	// definition it ran (0 for a run recorded before revisions were).
 	Args     json.RawMessage `json:"args,omitempty"`
 	Revision int64           `json:"revision,omitempty"`
+	// Shard is the run's shard of a sharded task (Shards), Shards their
+	// number; nil and 0 for any other run.
+	Shard  *int `json:"shard,omitempty"`
+	Shards int  `json:"shards,omitempty"`
 }
 
 // RunKind says why a run ran.
@@ -610,6 +616,9 @@ func (c *Client) ListTasks(ctx context.Context, q TaskQuery) (TaskList, error) {
 // History lists runs of the task, newest first, selected and paged by f:
 // pass the ID of the last run of a page as f.BeforeID for the next one.
 func (c *Client) History(ctx context.Context, name string, f HistoryFilter) ([]ExecutionInfo, error) {
+	if t, err := c.store.Task(ctx, c.group, name); err == nil && t.Options.Shards > 1 && t.Options.ShardOf == "" {
+		return c.shardHistory(ctx, name, t.Options.Shards, f)
+	}
 	xs, err := c.store.History(ctx, c.group, name, f)
 	if err != nil {
 		return nil, c.wrap("history of", name, err)
@@ -619,6 +628,32 @@ func (c *Client) History(ctx context.Context, name string, f HistoryFilter) ([]E
 		if out[i].Task == "" {
 			out[i].Task = name
 		}
+	}
+	return out, nil
+}
+
+// shardHistory is History of a task split into n shards (Shards): the
+// runs of its shards' rows ("name[i]"), newest first, each under the
+// task's name with its shard; the task's own runs (its splits) are left
+// out.
+func (c *Client) shardHistory(ctx context.Context, name string, n int, f HistoryFilter) ([]ExecutionInfo, error) {
+	var out []ExecutionInfo
+	for i := range n {
+		xs, err := c.store.History(ctx, c.group, fmt.Sprintf("%s[%d]", name, i), f)
+		if errors.Is(err, repository.ErrTaskNotFound) {
+			continue // a shard added by a later registration, not written yet
+		}
+		if err != nil {
+			return nil, c.wrap("history of", name, err)
+		}
+		for _, x := range ExecutionInfos(xs) {
+			x.Task, x.Shard, x.Shards = name, &i, n
+			out = append(out, x)
+		}
+	}
+	slices.SortFunc(out, func(a, b ExecutionInfo) int { return cmp.Compare(b.ID, a.ID) })
+	if limit := cmp.Or(f.Limit, 100); len(out) > limit {
+		out = out[:limit]
 	}
 	return out, nil
 }

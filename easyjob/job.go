@@ -12,6 +12,7 @@ import (
 
 	"github.com/easyjob-go/easyjob/easyjob/internal/runlog"
 	"github.com/easyjob-go/easyjob/easyjob/internal/spec"
+	"github.com/easyjob-go/easyjob/repository"
 )
 
 // Func is a job. It gets a context carrying the execution's metadata
@@ -35,9 +36,10 @@ func job(fn Func) spec.Job {
 // runContext is the job's context of run r: its Info (and transaction)
 // in one allocation.
 func runContext(ctx context.Context, r spec.Run) context.Context {
-	return &infoCtx{Context: ctx, tx: r.Tx, log: r.Log, info: Info{
+	return &infoCtx{Context: ctx, tx: r.Tx, log: r.Log, result: r.Result, parents: r.ParentResults, info: Info{
 		Task: r.Task, TaskID: r.TaskID, ScheduledAt: r.ScheduledAt, Attempt: r.Attempt,
 		NodeID: r.NodeID, Token: Token{TaskID: r.TaskID, Version: r.Version}, Args: r.Args,
+		Shard: r.Shard, Shards: r.Shards,
 	}}
 }
 
@@ -70,6 +72,9 @@ type Info struct {
 	// Args are the run's JSON arguments (a schedule created at runtime, or
 	// a trigger WithArgs); nil when it has none.
 	Args json.RawMessage
+	// Shard is the run's shard (0..Shards-1) and Shards their number, for
+	// a task split with Shards; both 0 otherwise.
+	Shard, Shards int
 }
 
 // Token identifies one claim of one task: the task id and the version the
@@ -100,6 +105,10 @@ type infoCtx struct {
 	info Info
 	tx   *sql.Tx // the run's transaction (InTx), nil otherwise
 	log  *runlog.Log
+	// result receives SetResult's value (nil: no step follows the task);
+	// parents reads a DAG step's parents' results (nil: not a step).
+	result  *[]byte
+	parents func(context.Context) (map[string]string, error)
 	// logger is Logger's, made on its first call: a job that does not
 	// log pays nothing for it.
 	logger atomic.Pointer[slog.Logger]
@@ -146,4 +155,48 @@ func Logger(ctx context.Context) *slog.Logger {
 func Tx(ctx context.Context) (*sql.Tx, bool) {
 	tx, ok := ctx.Value(txKey{}).(*sql.Tx)
 	return tx, ok && tx != nil
+}
+
+// SetResult hands v, encoded as JSON (at most 64 KiB), to the DAG steps
+// after the running task (Parents): each reads it with ParentResults.
+// The result is stored with the run when the job succeeds; a job that
+// fails hands nothing on. Outside a run, or when no step follows the
+// task, it keeps nothing and returns nil.
+func SetResult(ctx context.Context, v any) error {
+	c, ok := ctx.Value(logKey{}).(*infoCtx)
+	if !ok || c.result == nil {
+		return nil
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("%w: result of %q: %w", ErrInvalidArgs, c.info.Task, err)
+	}
+	if len(b) > repository.MaxResultBytes {
+		return fmt.Errorf("%w: result of %q is %d bytes (at most %d)", ErrInvalidArgs, c.info.Task, len(b), repository.MaxResultBytes)
+	}
+	*c.result = b
+	return nil
+}
+
+// ParentResults returns the results (SetResult) of the parent runs a DAG
+// step's run follows, by parent name (a shard of a sharded parent as
+// "name[i]"); a parent that set none has no entry. It reads them from
+// the store, so each call is a round trip. Outside a DAG step's run it
+// returns an empty map.
+func ParentResults(ctx context.Context) (map[string]json.RawMessage, error) {
+	out := map[string]json.RawMessage{}
+	c, ok := ctx.Value(logKey{}).(*infoCtx)
+	if !ok || c.parents == nil {
+		return out, nil
+	}
+	res, err := c.parents(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("easyjob: results of the parents of %q: %w", c.info.Task, err)
+	}
+	for name, r := range res {
+		if r != "" {
+			out[name] = json.RawMessage(r)
+		}
+	}
+	return out, nil
 }

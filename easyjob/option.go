@@ -436,3 +436,68 @@ func Daemon() Option {
 		return nil
 	}
 }
+
+// Parents makes the task a step of a DAG: it runs for a fire of its
+// parents once every one of them has succeeded for that fire, whichever
+// node each ran on. The parents run in parallel, each claimed like any
+// task; there is no coordinator: the last parent to finish makes the step
+// due, and any node claims it. A step has no cron of its own (register it
+// with ""). A parent that fails skips the step (and what follows it) for
+// that fire, unless the parent retries (Retry): the step then waits for
+// the retry; EvenIfParentsFail runs it anyway. A step reads its parents'
+// results with ParentResults. Parents are registered with the step, in
+// the same process; a cycle is refused (ErrCycle). Unlike Parent, whose
+// children run one after another on the worker that ran their parent, a
+// step is a task of its own: its node may die and a peer runs it, without
+// running the steps that finished again.
+func Parents(names ...string) Option {
+	return func(s *taskSpec) error {
+		if len(names) == 0 {
+			return fmt.Errorf("%w: Parents needs at least one name", ErrInvalidOption)
+		}
+		seen := map[string]bool{}
+		for _, p := range names {
+			if err := checkName("parent", p); err != nil {
+				return err
+			}
+			if seen[p] {
+				return fmt.Errorf("%w: Parents names %q twice", ErrInvalidOption, p)
+			}
+			seen[p] = true
+		}
+		s.Opts.Parents = repository.NamesOf(names...)
+		return nil
+	}
+}
+
+// EvenIfParentsFail runs a DAG step (Parents) once every parent's run of
+// a fire ended, succeeded or not (its last attempt, when it retries),
+// instead of skipping it when one failed.
+func EvenIfParentsFail() Option {
+	return func(s *taskSpec) error {
+		s.Opts.OnParentFailure = repository.ParentFailureRun
+		return nil
+	}
+}
+
+// MaxShards bounds Shards.
+const MaxShards = 1024
+
+// Shards splits each fire of the task into n shard runs, each claimed on
+// its own, so that the live nodes share them (as the strategy spreads
+// tasks) and a dead node's shards are run by peers like any task. Each
+// run sees its shard in Info.Shard (0..n-1) and Info.Shards (n); a shard
+// may hand a result (SetResult) to the DAG steps after the task, which
+// run once every shard succeeded (a reduce: ParentResults holds one
+// entry per shard, "name[i]"). Shards are rows named "name[0]" ..
+// "name[n-1]" beside the task's own, which fires on the cron and splits;
+// history lists the shards' runs under the task's name.
+func Shards(n int) Option {
+	return func(s *taskSpec) error {
+		if n < 2 || n > MaxShards {
+			return fmt.Errorf("%w: Shards must be 2..%d (got %d)", ErrInvalidOption, MaxShards, n)
+		}
+		s.Opts.Shards = n
+		return nil
+	}
+}

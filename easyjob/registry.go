@@ -1,12 +1,16 @@
 package easyjob
 
 import (
+	"context"
 	"fmt"
 	"reflect"
 	"runtime"
 	"runtime/debug"
+	"slices"
+	"sort"
 	"strings"
 	"sync"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -68,10 +72,17 @@ func (s *taskSpec) build(fn Func, opts []Option) error {
 	switch {
 	case s.Opts.Daemon && !sched.Empty():
 		return fmt.Errorf("%w: task %q: a daemon runs all the time and has no cron: register it with \"\" (got %q)", ErrInvalidCron, s.Name, s.Cron)
-	case sched.Empty() && s.Parent == "" && !s.Opts.Daemon:
+	case s.Opts.Parents != "" && s.Parent != "":
+		return fmt.Errorf("%w: task %q: Parent (a chain step) and Parents (a DAG step) do not combine", ErrInvalidOption, s.Name)
+	case s.Opts.Parents != "" && !sched.Empty():
+		return fmt.Errorf("%w: task %q: a DAG step runs after its parents and has no cron: register it with \"\" (got %q)", ErrInvalidCron, s.Name, s.Cron)
+	case sched.Empty() && s.Parent == "" && !s.Opts.Daemon && s.Opts.Parents == "":
 		return fmt.Errorf("%w: task %q: a root task needs a cron expression", ErrInvalidCron, s.Name)
 	}
 	s.Sched = sched.Spread(s.Name, s.Opts.Spread).Window(s.Opts.Start, s.Opts.End)
+	if s.Opts.Parents != "" {
+		s.Sched = schedule.AfterParents()
+	}
 	withDefaults(&s.Opts)
 	return nil
 }
@@ -107,6 +118,12 @@ func validateForest(specs []*taskSpec) (map[string]*spec.Spec, error) {
 		s.Children = nil
 		byName[s.Name] = &s.Spec
 	}
+	if err := splitShards(specs, byName); err != nil {
+		return nil, err
+	}
+	if err := linkSteps(byName); err != nil {
+		return nil, err
+	}
 	for _, s := range specs {
 		if s.Parent == "" {
 			continue
@@ -128,6 +145,9 @@ func validateForest(specs []*taskSpec) (map[string]*spec.Spec, error) {
 			return nil, err
 		}
 		if err := broadcastAlone(&s.Spec); err != nil {
+			return nil, err
+		}
+		if err := stepAlone(&s.Spec, byName); err != nil {
 			return nil, err
 		}
 	}
@@ -259,4 +279,169 @@ func broadcastAlone(s *spec.Spec) error {
 		return refuse("Misfire(CatchUp) does not apply (a missed fire is not run late)")
 	}
 	return nil
+}
+
+// splitShards adds the shard rows of each sharded task (Shards) to
+// byName: "name[i]", DAG steps after the task's own row, each running the
+// task's job with its shard's number; the task's own row fires on its cron
+// and only splits (its job succeeds at once). A DAG step after a sharded
+// task follows its shards instead.
+func splitShards(specs []*taskSpec, byName map[string]*spec.Spec) error {
+	shardsOf := map[string][]string{}
+	for _, ts := range specs {
+		s := &ts.Spec
+		n := s.Opts.Shards
+		if n < 2 || s.Opts.ShardOf != "" {
+			continue
+		}
+		switch {
+		case s.Opts.Broadcast || s.Opts.Daemon || s.InTx || s.Parent != "":
+			return fmt.Errorf("%w: task %q: Shards does not combine with Broadcast, Daemon, InTx or Parent (a chain step)", ErrInvalidOption, s.Name)
+		case s.Opts.Overlap == repository.OverlapAllowAll:
+			return fmt.Errorf("%w: task %q: Shards does not combine with Overlap(OverlapAllowAll)", ErrInvalidOption, s.Name)
+		}
+		job := s.Job
+		names := make([]string, n)
+		for i := range n {
+			sh := *s
+			sh.Name = fmt.Sprintf("%s[%d]", s.Name, i)
+			if _, dup := byName[sh.Name]; dup {
+				return fmt.Errorf("%w: %q is the name of a shard of %q", ErrDuplicateTask, sh.Name, s.Name)
+			}
+			sh.Cron, sh.Parent, sh.Children, sh.Steps = "", "", nil, nil
+			sh.Opts.Parents, sh.Opts.OnParentFailure = repository.NamesOf(s.Name), repository.ParentFailureSkip
+			sh.Opts.ShardOf, sh.Opts.Shard = s.Name, i
+			sh.Opts.Misfire, sh.Opts.MisfireThreshold, sh.Opts.CatchUpMax = repository.MisfireFireOnceNow, schedule.DefaultMisfireThreshold, 0
+			sh.Opts.Start, sh.Opts.End, sh.Opts.Spread, sh.Opts.Jitter, sh.Opts.EveryFromCreation, sh.Opts.Calendar = time.Time{}, time.Time{}, 0, 0, false, ""
+			sh.Opts.MaxFires, sh.Opts.PauseAfter = 0, 0
+			sh.Sched = schedule.AfterParents()
+			sh.Job = job
+			byName[sh.Name] = &sh
+			names[i] = sh.Name
+		}
+		s.Job = func(context.Context, spec.Run) error { return nil } // the split: its finish makes the shards due
+		s.Opts.Timeout, s.Opts.MaxRetries = 0, 0
+		shardsOf[s.Name] = names
+	}
+	if len(shardsOf) == 0 {
+		return nil
+	}
+	for _, s := range byName {
+		if s.Opts.Parents == "" || s.Opts.ShardOf != "" {
+			continue
+		}
+		var ps []string
+		for _, p := range s.Opts.Parents.List() {
+			if sh, ok := shardsOf[p]; ok {
+				ps = append(ps, sh...)
+			} else {
+				ps = append(ps, p)
+			}
+		}
+		s.Opts.Parents = repository.NamesOf(ps...)
+	}
+	return nil
+}
+
+// linkSteps checks the parents of each DAG step and lists each step
+// under its parents (spec.Steps), refusing a cycle through Parent and
+// Parents edges.
+func linkSteps(byName map[string]*spec.Spec) error {
+	for _, s := range byName {
+		s.Steps = nil
+	}
+	names := make([]string, 0, len(byName))
+	for name := range byName {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		s := byName[name]
+		for _, p := range s.Opts.Parents.List() {
+			ps, ok := byName[p]
+			if !ok {
+				return fmt.Errorf("%w: task %q names parent %q (Parents), which is not registered", ErrUnknownParent, s.Name, p)
+			}
+			ps.Steps = append(ps.Steps, s.Name)
+		}
+	}
+	// A cycle: depth first over both kinds of edge, parent to child.
+	const (
+		unseen = iota
+		open
+		closed
+	)
+	state := map[string]int{}
+	var path []string
+	var visit func(name string) error
+	visit = func(name string) error {
+		switch state[name] {
+		case open:
+			i := slices.Index(path, name)
+			return fmt.Errorf("%w: %s", ErrCycle, strings.Join(append(slices.Clone(path[i:]), name), " -> "))
+		case closed:
+			return nil
+		}
+		state[name] = open
+		path = append(path, name)
+		s := byName[name]
+		next := slices.Clone(s.Steps)
+		for _, c := range byName {
+			if c.Parent == name {
+				next = append(next, c.Name)
+			}
+		}
+		sort.Strings(next)
+		for _, c := range next {
+			if err := visit(c); err != nil {
+				return err
+			}
+		}
+		path = path[:len(path)-1]
+		state[name] = closed
+		return nil
+	}
+	for _, name := range names {
+		if err := visit(name); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// stepAlone refuses, on a DAG step or a DAG parent, what assumes one
+// fire a cron times or a run per fire in the group.
+func stepAlone(s *spec.Spec, byName map[string]*spec.Spec) error {
+	if len(s.Steps) > 0 && (s.Opts.Broadcast || s.Opts.Daemon) {
+		return fmt.Errorf("%w: task %q: a Broadcast or Daemon task cannot be a DAG parent (a step after it has no one run per fire to follow)", ErrInvalidOption, s.Name)
+	}
+	if len(s.Steps) > 0 && s.Opts.Overlap == repository.OverlapAllowAll {
+		return fmt.Errorf("%w: task %q: Overlap(OverlapAllowAll) does not combine with DAG steps after it", ErrInvalidOption, s.Name)
+	}
+	if !s.IsStep() {
+		return nil
+	}
+	o := s.Opts
+	var with string
+	switch {
+	case o.Broadcast:
+		with = "Broadcast"
+	case o.Daemon:
+		with = "Daemon"
+	case s.InTx:
+		with = "InTx"
+	case o.Overlap != repository.OverlapWait:
+		with = "an overlap policy"
+	case o.Misfire != repository.MisfireFireOnceNow:
+		with = "a misfire policy (a step runs whenever its parents make it due)"
+	case o.MaxFires > 0:
+		with = "MaxFires"
+	case o.Calendar != "":
+		with = "Calendar"
+	case !o.Start.IsZero() || !o.End.IsZero() || o.Spread > 0 || o.Jitter > 0 || o.EveryFromCreation:
+		with = "Window, Spread, Jitter or EveryFromCreation (its parents time it)"
+	default:
+		return nil
+	}
+	return fmt.Errorf("%w: task %q: a DAG step (Parents) does not combine with %s", ErrInvalidOption, s.Name, with)
 }

@@ -33,6 +33,8 @@ func KindOf(t Task, misfire MisfireAction) RunKind {
 	switch {
 	case t.ParentID != 0:
 		return RunChain
+	case t.FireKind == RunChain && t.Attempt <= 1:
+		return RunChain // a DAG step made due by its parents
 	case t.FireKind == RunManual && t.Attempt <= 1:
 		return RunManual
 	case t.FireKind == RunBackfill:

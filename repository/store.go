@@ -33,6 +33,7 @@ type Runtime interface {
 	CancelReader
 	RunLogWriter
 	AlertStore
+	DagStore
 }
 
 // Control is the store as the operator's tools use it (easyjob.Client,

@@ -169,6 +169,18 @@ type TaskOptions struct {
 	// cron; the row is due at once, and again a backoff after each run
 	// ends (DaemonRestart).
 	Daemon bool `json:"daemon,omitempty"`
+	// Parents are the tasks a DAG step runs after (easyjob.Parents): it
+	// runs for a fire once every parent's run of that fire counts under
+	// OnParentFailure. Empty for any other task.
+	Parents Names `json:"parents,omitempty"`
+	// OnParentFailure is the step's policy when a parent's run fails.
+	OnParentFailure ParentFailure `json:"on_parent_failure,omitempty"`
+	// Shards splits each fire into that many shard runs (easyjob.Shards);
+	// 0 or 1 for none. ShardOf names the sharded task on the rows of its
+	// shards, Shard is the shard's index (0-based).
+	Shards  int    `json:"shards,omitempty"`
+	ShardOf string `json:"shard_of,omitempty"`
+	Shard   int    `json:"shard,omitempty"`
 }
 
 // Daemon restarts: a daemon that returned (or was cancelled) starts again

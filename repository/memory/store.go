@@ -49,6 +49,8 @@ type Store struct {
 	cancels map[repository.TaskID]repository.RunCancel
 	// alerts are the alert rules and events (alert.go).
 	alerts alertTables
+	// dag is the state of DAG steps and run results (dag.go).
+	dag dagState
 }
 
 // New returns an empty store.

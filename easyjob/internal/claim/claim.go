@@ -343,9 +343,11 @@ func (c *Claim) Plan() schedule.Plan {
 }
 
 // misfires reports whether a fire of kind k is subject to the misfire
-// policy: not a buffered fire nor a backfill's.
+// policy: not a buffered fire, a backfill's nor a DAG step's.
 func misfires(k repository.RunKind) bool {
-	return k != repository.RunBuffered && k != repository.RunBackfill
+	// A DAG step's fire (kind chain) is as late as its parents were: it
+	// runs, whenever they made it due.
+	return k != repository.RunBuffered && k != repository.RunBackfill && k != repository.RunChain
 }
 
 // Wait records that the claim waits for a worker since at.

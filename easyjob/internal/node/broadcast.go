@@ -196,7 +196,7 @@ func (n *Node) fireBroadcast(ctx context.Context, s *spec.Spec, t repository.Tas
 	n.pool.Detach(c, func(dctx context.Context) {
 		row := c.Task
 		runCtx, endRun := n.fired(dctx, s, &row, fire, found, "", repository.RunCron)
-		status, began, took, log, err := n.call(runCtx, s, &row, fire, 0, nil)
+		status, began, took, log, err := n.call(runCtx, s, &row, fire, 0, nil, nil)
 		endRun(observe.RunResult{Status: status, Err: err})
 		n.endDetached(repository.RunEnd{
 			Task: row.ID, Node: n.id(), Run: broadcastRun(x), Started: began, Ran: took, Status: status, Error: errText(err),

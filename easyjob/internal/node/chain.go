@@ -71,6 +71,7 @@ func (n *Node) executeChain(ctx context.Context, c *claim.Claim) {
 		return
 	}
 	if succeeded {
+		n.recordResult(n.bg, c.Spec.Name, exec.ID, o.result)
 		o.resume = n.runChildren(runCtx, c.Spec, c.Task.NextStartTime, exec.ID, c.Batch(), prior.steps())
 		// Cut short by its overlap policy (the next fire came) or by an
 		// operator's cancel, the chain is not resumed: the next fire
@@ -188,7 +189,11 @@ func (n *Node) runChild(ctx context.Context, ch *spec.Spec, scheduled time.Time,
 		return true
 	}
 	runCtx, endRun := n.fired(ctx, ch, &c.Task, scheduled, n.dbNow(), "", repository.RunChain)
-	status, began, ran, log, runErr := n.call(runCtx, ch, &c.Task, scheduled, batch, nil)
+	result := resultFor(ch)
+	status, began, ran, log, runErr := n.call(runCtx, ch, &c.Task, scheduled, batch, nil, result)
+	if status == repository.ExecSucceeded {
+		n.recordResult(n.bg, ch.Name, exec.ID, result)
+	}
 	if status == repository.ExecSucceeded {
 		interrupted = n.runChildren(runCtx, ch, scheduled, exec.ID, batch, step{})
 	}

@@ -55,7 +55,7 @@ func (n *Node) executeDetached(ctx context.Context, c *claim.Claim) {
 	began := n.dbNow()
 	cancel := n.pool.Detach(c, func(dctx context.Context) {
 		runCtx, endRun := n.fired(dctx, c.Spec, &t, scheduled, found, c.Misfire, c.Kind)
-		status, began, took, log, err := n.call(runCtx, c.Spec, &t, scheduled, run.Batch, nil)
+		status, began, took, log, err := n.call(runCtx, c.Spec, &t, scheduled, run.Batch, nil, nil)
 		endRun(observe.RunResult{Status: status, Err: err})
 		n.endDetached(repository.RunEnd{
 			Task: t.ID, Node: n.id(), Run: *run, Started: began, Ran: took, Status: status, Error: errText(err),

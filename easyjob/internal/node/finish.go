@@ -272,6 +272,9 @@ func (n *Node) settle(c *claim.Claim, f repository.Finish, epoch int64, res repo
 		n.log.Warn().Str("task", x.Task.Name).Time("scheduled", x.Task.NextStartTime).
 			Msg("easyjob: a next fire started before its claim was confirmed, and the finish before it did not keep the claim as planned (an operator action during the run, or the claim lost); its job is cancelled and its run recorded as fenced")
 	}
+	if res.Err == nil && f.Status != "" {
+		n.stepsAfter(c.Spec) // the DAG steps after it may be due now (dag.go)
+	}
 	if n.alerts != nil && res.Err == nil && f.Status != "" && f.Status != repository.ExecSkipped {
 		n.alerts.Finished(res.Task, c.Task.NextStartTime)
 	}

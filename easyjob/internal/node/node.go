@@ -44,6 +44,7 @@ type Node struct {
 	picker   *picker    // strategy over the live view; holds self, the node id
 	claims   *claim.Set // claims held and their epoch
 	children childRows  // last known rows of child tasks
+	dag      dagSteps   // DAG steps to make due (dag.go)
 
 	offset clockOffset
 	counts recentCounter // executions finished in the last 10 complete seconds, for strategies that read counts
@@ -98,6 +99,7 @@ func New(cfg Config, store repository.Runtime, specs map[string]*spec.Spec) (*No
 		specs:        specs,
 		claims:       claim.NewSet(),
 		wake:         make(chan struct{}, 1),
+		dag:          dagSteps{wake: make(chan struct{}, 1), pending: map[string]bool{}},
 		reconcileNow: make(chan struct{}, 1),
 		queue:        dispatch.NewDelayQueue(),
 		handovers:    dispatch.NewDelayQueue(),
@@ -210,6 +212,9 @@ func (n *Node) Run(ctx context.Context) error {
 	workWG.Go(func() { loop(work, n.outage, "cancels", n.cfg.HeartbeatInterval, nil, n.readCancels) })
 	if len(n.broadcasts) > 0 {
 		workWG.Go(func() { n.runBroadcasts(work) })
+	}
+	if n.hasSteps() {
+		workWG.Go(func() { loop(work, n.outage, "DAG steps", dagSweep, n.dag.wake, n.advanceSteps) })
 	}
 	if n.alerts != nil {
 		workWG.Go(func() { n.alerts.Run(work, alertView{n}) })

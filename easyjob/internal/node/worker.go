@@ -45,6 +45,19 @@ func (n *Node) execute(ctx context.Context, c *claim.Claim) {
 	o, _, endRun := n.runFire(ctx, c, c.Skips(), false)
 	exec, appendRun, err := c.Recorded(n.bg.Done(), n.pool) // the slot is for running jobs, not for waiting on writes
 	endRun(observe.RunResult{Status: o.status, Err: o.err})
+	if err == nil && appendRun && o.status == repository.ExecSucceeded && o.result != nil && len(*o.result) > 0 {
+		// A result is stored on the run's row, so the row is written now
+		// rather than with the finish (as a chain root's is).
+		x, rerr := n.recordRoot(c)
+		switch {
+		case rerr == nil:
+			exec, appendRun = x, false
+		case errors.Is(rerr, repository.ErrClaimLost):
+			// Appended as fenced by the finish below; a peer runs the fire.
+		default:
+			err = rerr
+		}
+	}
 	if err != nil {
 		if !errors.Is(err, repository.ErrClaimLost) || o.status == repository.ExecSkipped || o.tx != nil {
 			// Not recorded (the database away, or a run that did not
@@ -61,8 +74,20 @@ func (n *Node) execute(ctx context.Context, c *claim.Claim) {
 	// The outcome (next fire, keep or hand over) is worked out when the
 	// completer builds the finish, after the burst this fire started in;
 	// a kept claim's next fire is queued then (internal/claim: Successor).
+	if o.status == repository.ExecSucceeded && !appendRun {
+		n.recordResult(n.bg, c.Spec.Name, exec.ID, o.result) // before the finish that makes the steps due
+	}
 	o.execID, o.appendRun = exec.ID, appendRun
 	n.finishFired(c, o)
+}
+
+// resultFor is the holder of a run's result when a DAG step follows task
+// s (nil otherwise: SetResult then keeps nothing, and costs nothing).
+func resultFor(s *spec.Spec) *[]byte {
+	if len(s.Steps) == 0 {
+		return nil
+	}
+	return new([]byte)
 }
 
 // mayStart is the last check before user code. A node that knows it
@@ -90,6 +115,7 @@ type firedOutcome struct {
 	ran       time.Duration       // how long the job ran
 	resume    bool                // a chain cut short: the fire stays due, its next run resumes it
 	log       string              // the job's log (runlogs.go)
+	result    *[]byte             // the job's result (SetResult) when a DAG step follows it, else nil
 	tx        repository.FinishTx // the job's transaction (InTx), committed by its finish
 }
 
@@ -124,7 +150,8 @@ func (n *Node) runFire(ctx context.Context, c *claim.Claim, skip, done bool) (fi
 	case c.Spec.InTx:
 		o = n.callInTx(runCtx, c)
 	default:
-		o.status, o.began, o.ran, o.log, o.err = n.call(runCtx, c.Spec, &c.Task, c.Task.NextStartTime, c.Batch(), nil)
+		o.result = resultFor(c.Spec)
+		o.status, o.began, o.ran, o.log, o.err = n.call(runCtx, c.Spec, &c.Task, c.Task.NextStartTime, c.Batch(), nil, o.result)
 	}
 	return o, runCtx, endRun
 }
@@ -144,7 +171,7 @@ func (n *Node) callInTx(ctx context.Context, c *claim.Claim) firedOutcome {
 		n.log.Warn().Err(o.err).Str("task", c.Spec.Name).Msg("easyjob: job failed")
 		return o
 	}
-	o.status, o.began, o.ran, o.log, o.err = n.call(ctx, c.Spec, &c.Task, c.Task.NextStartTime, c.Batch(), ftx.Tx())
+	o.status, o.began, o.ran, o.log, o.err = n.call(ctx, c.Spec, &c.Task, c.Task.NextStartTime, c.Batch(), ftx.Tx(), nil)
 	if o.status != repository.ExecSucceeded {
 		_ = ftx.Rollback() // a rollback that fails has nothing left to undo: the connection is gone, and the transaction with it
 		return o
@@ -158,8 +185,9 @@ func (n *Node) callInTx(ctx context.Context, c *claim.Claim) firedOutcome {
 // panics become failures. It returns when the job began (the database's
 // clock, as estimated here) and how long it ran (the run's record says
 // how long the job took, not when its writes happened), what the job
-// logged through its context's logger, and how it ended.
-func (n *Node) call(ctx context.Context, sp *spec.Spec, t *repository.Task, scheduled time.Time, batch int64, tx *sql.Tx) (status repository.ExecStatus, began time.Time, took time.Duration, log string, err error) {
+// logged through its context's logger, and how it ended. result, when not
+// nil, receives what the job gave easyjob.SetResult.
+func (n *Node) call(ctx context.Context, sp *spec.Spec, t *repository.Task, scheduled time.Time, batch int64, tx *sql.Tx, result *[]byte) (status repository.ExecStatus, began time.Time, took time.Duration, log string, err error) {
 	if sp.Opts.Timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, sp.Opts.Timeout)
@@ -168,7 +196,13 @@ func (n *Node) call(ctx context.Context, sp *spec.Spec, t *repository.Task, sche
 	fence := t.Claim()
 	run := spec.Run{
 		Task: sp.Name, TaskID: int64(t.ID), ScheduledAt: scheduled, Attempt: max(t.Attempt, 1),
-		NodeID: int64(n.id()), Version: fence.Version, Tx: tx,
+		NodeID: int64(n.id()), Version: fence.Version, Tx: tx, Result: result,
+	}
+	if sp.IsStep() {
+		run.ParentResults = n.parentResults(t.ID)
+	}
+	if sp.Opts.ShardOf != "" {
+		run.Shard, run.Shards = sp.Opts.Shard, sp.Opts.Shards
 	}
 	run.Log = n.newRunLog(runlog.Key{Task: sp.Name, TaskID: run.TaskID, ScheduledAt: scheduled, Attempt: run.Attempt, Batch: batch})
 	defer func() { log = n.endRunLog(run.Log) }()

@@ -45,6 +45,8 @@ type Schedule struct {
 	// time + shift; 0 for none.
 	shift time.Duration
 	memo  *tickMemo // shared by the specs of one node with this expr and loc; may be nil
+	// afterParents marks a DAG step's schedule (after.go).
+	afterParents bool
 }
 
 // ErrInvalidCron reports an expression or time zone that does not parse,
@@ -178,6 +180,9 @@ func (s Schedule) ForTask(name string, o repository.TaskOptions, created time.Ti
 
 // Next returns the first fire strictly after t, or false when there is none.
 func (s Schedule) Next(t time.Time) (time.Time, bool) {
+	if s.afterParents {
+		return awaitParents()
+	}
 	if !s.start.IsZero() && t.Before(s.start) {
 		t = s.start.Add(-time.Nanosecond) // the first fire at or after start
 	}

@@ -42,7 +42,15 @@ type Spec struct {
 	Scheds *schedule.Cache
 
 	Children []*Spec // registration order
+	// Steps are the DAG steps that name this task among their parents
+	// (TaskOptions.Parents), by name: a finish of this task may make
+	// them due.
+	Steps []string
 }
+
+// IsStep reports whether s is a DAG step: it runs after its parents
+// (TaskOptions.Parents), not on a cron of its own.
+func (s *Spec) IsStep() bool { return s.Opts.Parents != "" }
 
 // HasStep reports whether a task named name is a step of s's chain (a
 // descendant of s).
@@ -120,4 +128,13 @@ type Run struct {
 	// Log is the run's captured log (easyjob.Logger); nil when the node
 	// keeps none.
 	Log *runlog.Log
+	// Result receives the run's result (easyjob.SetResult) when a step
+	// follows the task; nil otherwise.
+	Result *[]byte
+	// Shard and Shards are the run's shard of a sharded task
+	// (TaskOptions.ShardOf); 0 and 0 for any other run.
+	Shard, Shards int
+	// ParentResults reads the results of the parent runs a DAG step's run
+	// follows; nil for any other run.
+	ParentResults func(ctx context.Context) (map[string]string, error)
 }

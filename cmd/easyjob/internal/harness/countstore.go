@@ -78,6 +78,9 @@ const (
 	mPruneAlerts
 	mStartBroadcast
 	mAbandonBroadcasts
+	mAdvanceStep
+	mRecordResult
+	mParentResults
 	mListen // not a round trip per call: one long-lived session
 	numMethods
 )
@@ -92,7 +95,7 @@ var methodNames = [numMethods]string{
 	"CreateSchedules", "UpdateSchedule", "PublishHandlers", "Handlers", "Revisions",
 	"PutCalendar", "Calendars", "RemoveCalendar", "Backfill", "Cancel", "CancelsSince", "EndRun", "GroupSummaries", "WriteRunLogs", "RunLog",
 	"AlertRules", "PutAlertRule", "RemoveAlertRule", "OpenAlert", "ResolveAlert", "AlertEvents", "TakeAlert", "MarkAlertDelivered", "PruneAlerts",
-	"StartBroadcast", "AbandonBroadcasts",
+	"StartBroadcast", "AbandonBroadcasts", "AdvanceStep", "RecordResult", "ParentResults",
 	"Listen",
 }
 

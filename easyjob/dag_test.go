@@ -1,0 +1,304 @@
+package easyjob
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/easyjob-go/easyjob/repository"
+	"github.com/easyjob-go/easyjob/repository/memory"
+)
+
+// dagLedger records each step's runs: fire, node, the time it began and
+// ended (local), and what its ParentResults held.
+type dagLedger struct {
+	mu   sync.Mutex
+	runs map[string][]dagRun // task -> runs
+}
+
+type dagRun struct {
+	fire       time.Time
+	node       int64
+	shard      int
+	shards     int
+	began, end time.Time
+	inputs     map[string]json.RawMessage
+}
+
+func (l *dagLedger) job(name string, fail func(Info) bool) Func {
+	return func(ctx context.Context) error {
+		info, _ := InfoFromContext(ctx)
+		r := dagRun{fire: info.ScheduledAt.UTC(), node: info.NodeID, shard: info.Shard, shards: info.Shards, began: time.Now()}
+		in, err := ParentResults(ctx)
+		if err != nil {
+			return err
+		}
+		r.inputs = in
+		time.Sleep(20 * time.Millisecond) // long enough to overlap a sibling on another node
+		if err := SetResult(ctx, map[string]any{"task": name, "shard": info.Shard, "fire": r.fire}); err != nil {
+			return err
+		}
+		r.end = time.Now()
+		l.mu.Lock()
+		if l.runs == nil {
+			l.runs = map[string][]dagRun{}
+		}
+		l.runs[name] = append(l.runs[name], r)
+		l.mu.Unlock()
+		if fail != nil && fail(info) {
+			return errors.New("failed on purpose")
+		}
+		return nil
+	}
+}
+
+func (l *dagLedger) of(name string) []dagRun {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]dagRun(nil), l.runs[name]...)
+}
+
+// diamond registers a -> b, c -> d (d after both) and a 3-shard task s
+// after a, with e after s (the reduce).
+func diamond(t *testing.T, l *dagLedger, fail func(string, Info) bool, dOpts ...Option) func(*Scheduler) {
+	return func(s *Scheduler) {
+		j := func(name string) Func {
+			var f func(Info) bool
+			if fail != nil {
+				f = func(i Info) bool { return fail(name, i) }
+			}
+			return l.job(name, f)
+		}
+		for _, err := range []error{
+			s.Register("a", "* * * * * *", j("a")),
+			s.Register("b", "", j("b"), Parents("a")),
+			s.Register("c", "", j("c"), Parents("a")),
+			s.Register("d", "", j("d"), append([]Option{Parents("b", "c")}, dOpts...)...),
+			s.Register("s", "", j("s"), Parents("a"), Shards(3)),
+			s.Register("e", "", j("e"), Parents("s")),
+		} {
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+}
+
+// TestDAG: across 3 nodes, every fire of a runs b and c, then d once
+// after both ended, with both results; the 3 shards of s each once with
+// their number, then e once with the 3 shard results; no step twice for a
+// fire; history shows the shards under s with distinct shard numbers.
+func TestDAG(t *testing.T) {
+	t.Parallel()
+	for _, tc := range bothStores {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			store, group := tc.store(t)
+			var l dagLedger
+			for range 3 {
+				start(t, fastConfig(store, group), diamond(t, &l, nil))
+			}
+			c := clusterClient(t, store, group, 3)
+			waitFor(t, 30*time.Second, "4 fires through d and e", func() bool { return len(l.of("d")) >= 4 && len(l.of("e")) >= 4 })
+
+			fires := map[time.Time]bool{}
+			for _, r := range l.of("a") {
+				fires[r.fire] = true
+			}
+			once := func(name string, key func(dagRun) string) map[string]dagRun {
+				seen := map[string]dagRun{}
+				for _, r := range l.of(name) {
+					k := key(r)
+					if _, dup := seen[k]; dup {
+						t.Errorf("%s ran twice for %s", name, k)
+					}
+					seen[k] = r
+				}
+				return seen
+			}
+			byFire := func(r dagRun) string { return r.fire.Format(time.RFC3339) }
+			bs, cs := once("b", byFire), once("c", byFire)
+			ds := once("d", byFire)
+			once("s", func(r dagRun) string { return fmt.Sprintf("%s#%d", byFire(r), r.shard) })
+			es := once("e", byFire)
+			for k, d := range ds {
+				b, okb := bs[k]
+				cc, okc := cs[k]
+				if !okb || !okc {
+					t.Errorf("d ran for %s without both b and c", k)
+					continue
+				}
+				if d.began.Before(b.end) || d.began.Before(cc.end) {
+					t.Errorf("d began for %s before its parents ended", k)
+				}
+				if len(d.inputs) != 2 || d.inputs["b"] == nil || d.inputs["c"] == nil {
+					t.Errorf("d for %s got parent results %v; want b and c", k, d.inputs)
+				}
+				if !fires[d.fire] {
+					t.Errorf("d ran for %s, not a fire of a", k)
+				}
+			}
+			for k, e := range es {
+				if len(e.inputs) != 3 {
+					t.Errorf("e for %s got %d shard results; want 3: %v", k, len(e.inputs), e.inputs)
+				}
+				var shards int
+				for i := range 3 {
+					if e.inputs[fmt.Sprintf("s[%d]", i)] != nil {
+						shards++
+					}
+				}
+				if shards != 3 {
+					t.Errorf("e for %s: results %v; want s[0], s[1], s[2]", k, e.inputs)
+				}
+			}
+			for _, r := range l.of("s") {
+				if r.shards != 3 || r.shard < 0 || r.shard > 2 {
+					t.Errorf("a shard ran as %d of %d", r.shard, r.shards)
+				}
+			}
+
+			// History: the shards' runs under "s", each with its shard.
+			xs, err := c.History(context.Background(), "s", HistoryFilter{Limit: 1000})
+			if err != nil {
+				t.Fatal(err)
+			}
+			perFire := map[time.Time]map[int]bool{}
+			for _, x := range xs {
+				if x.Task != "s" || x.Shard == nil || x.Shards != 3 {
+					t.Fatalf("history of s: %+v; want task s with a shard of 3", x)
+				}
+				if perFire[x.ScheduledAt.UTC()] == nil {
+					perFire[x.ScheduledAt.UTC()] = map[int]bool{}
+				}
+				if perFire[x.ScheduledAt.UTC()][*x.Shard] {
+					t.Errorf("history of s: shard %d twice for %s", *x.Shard, x.ScheduledAt)
+				}
+				perFire[x.ScheduledAt.UTC()][*x.Shard] = true
+			}
+			dx, err := c.History(context.Background(), "d", HistoryFilter{Limit: 1000})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, x := range dx {
+				if x.Kind != RunChain {
+					t.Errorf("d's run %d: kind %s; want chain", x.ID, x.Kind)
+				}
+			}
+		})
+	}
+}
+
+// TestDAGParentFails: a fire whose b fails does not run d (skip), or runs
+// it anyway (EvenIfParentsFail); the fires after it run d again.
+func TestDAGParentFails(t *testing.T) {
+	t.Parallel()
+	for _, anyway := range []bool{false, true} {
+		t.Run(fmt.Sprintf("anyway=%v", anyway), func(t *testing.T) {
+			t.Parallel()
+			store, group := repository.Store(memory.New()), "g"
+			var l dagLedger
+			var failed sync.Map // fires b failed
+			fail := func(name string, i Info) bool {
+				if name == "b" && i.ScheduledAt.Second()%2 == 0 {
+					failed.Store(i.ScheduledAt.UTC().Format(time.RFC3339), true)
+					return true
+				}
+				return false
+			}
+			var opts []Option
+			if anyway {
+				opts = append(opts, EvenIfParentsFail())
+			}
+			start(t, fastConfig(store, group), diamond(t, &l, fail, opts...))
+			waitFor(t, 30*time.Second, "6 fires of a through d or past it", func() bool {
+				return len(l.of("c")) >= 6
+			})
+			time.Sleep(300 * time.Millisecond) // let d's of those fires run
+			ran := map[string]bool{}
+			for _, d := range l.of("d") {
+				ran[d.fire.Format(time.RFC3339)] = true
+			}
+			var failedFires, okFires int
+			for _, cr := range l.of("c")[:5] {
+				k := cr.fire.Format(time.RFC3339)
+				if _, f := failed.Load(k); f {
+					failedFires++
+					if ran[k] != anyway {
+						t.Errorf("fire %s (b failed): d ran = %v; want %v", k, ran[k], anyway)
+					}
+				} else {
+					okFires++
+					if !ran[k] {
+						t.Errorf("fire %s (b succeeded): d did not run", k)
+					}
+				}
+			}
+			if failedFires == 0 || okFires == 0 {
+				t.Fatalf("fires: %d failed, %d not; want both", failedFires, okFires)
+			}
+		})
+	}
+}
+
+// TestDAGRefused: steps with a cron, an unknown parent, a cycle through
+// Parents, Parent with Parents, shards out of range, a broadcast parent.
+func TestDAGRefused(t *testing.T) {
+	t.Parallel()
+	nop := func(context.Context) error { return nil }
+	cases := []struct {
+		name string
+		reg  func(s *Scheduler)
+		want error
+	}{
+		{"cron", func(s *Scheduler) {
+			_ = s.Register("a", "* * * * * *", nop)
+			_ = s.Register("b", "* * * * * *", nop, Parents("a"))
+		}, ErrInvalidCron},
+		{"unknown parent", func(s *Scheduler) {
+			_ = s.Register("b", "", nop, Parents("zz"))
+		}, ErrUnknownParent},
+		{"cycle", func(s *Scheduler) {
+			_ = s.Register("a", "* * * * * *", nop)
+			_ = s.Register("b", "", nop, Parents("a", "c"))
+			_ = s.Register("c", "", nop, Parents("b"))
+		}, ErrCycle},
+		{"parent and parents", func(s *Scheduler) {
+			_ = s.Register("a", "* * * * * *", nop)
+			_ = s.Register("b", "", nop, Parent("a"), Parents("a"))
+		}, ErrInvalidOption},
+		{"shards", func(s *Scheduler) {
+			_ = s.Register("a", "* * * * * *", nop, Shards(1))
+		}, ErrInvalidOption},
+		{"broadcast parent", func(s *Scheduler) {
+			_ = s.Register("a", "* * * * * *", nop, Broadcast())
+			_ = s.Register("b", "", nop, Parents("a"))
+		}, ErrInvalidOption},
+		{"duplicate parent", func(s *Scheduler) {
+			_ = s.Register("a", "* * * * * *", nop)
+			_ = s.Register("b", "", nop, Parents("a", "a"))
+		}, ErrInvalidOption},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			store, group := repository.Store(memory.New()), "g"
+			s, err := New(Config{Store: store, Group: group})
+			if err != nil {
+				t.Fatal(err)
+			}
+			tc.reg(s)
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			if err := s.Run(ctx); !errors.Is(err, tc.want) {
+				t.Fatalf("Run: %v; want %v", err, tc.want)
+			}
+			if ts, _ := store.Tasks(context.Background(), group); len(ts) != 0 {
+				t.Fatalf("%d tasks written; want none", len(ts))
+			}
+		})
+	}
+}
