@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 	"time"
+
+	"github.com/easyjob-go/easyjob/repository"
 )
 
 // relTime says when t is relative to now (both store clock): "3s ago",
@@ -11,7 +13,10 @@ func relTime(t, now time.Time) string {
 	if t.IsZero() {
 		return "-"
 	}
-	d := now.Sub(t)
+	if !t.Before(repository.AwaitingParents) {
+		return "after parents" // a DAG step waiting for its parents' next fire
+	}
+	d := now.Sub(t) // saturates at ±292 years
 	switch {
 	case d > -time.Second && d < time.Second:
 		return "now"
@@ -26,7 +31,7 @@ func relTime(t, now time.Time) string {
 // 3h4m, 2d3h; below a second in milliseconds.
 func shortDuration(d time.Duration) string {
 	if d < 0 {
-		return "-" + shortDuration(-d)
+		return "-" + shortDuration(max(-d, 0)) // -MinInt64 stays negative: printed as 0
 	}
 	const day = 24 * time.Hour
 	// Round to the precision printed: 59.8s is "1m", 59m59.8s is "1h".

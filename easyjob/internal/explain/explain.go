@@ -9,6 +9,7 @@ package explain
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -201,6 +202,10 @@ func Ahead(f Facts, stale, waiting bool, n int) (next []time.Time, blocked strin
 		return nil, "stale: no live node registers it"
 	case waiting:
 		blocked = fmt.Sprintf("waiting: no live node has its handler %q; the fires below come once one has", t.Handler)
+	case t.Options.ShardOf != "":
+		return nil, fmt.Sprintf("shard %d of %d of %q: it runs for each fire of %q", t.Options.Shard, t.Options.Shards, t.Options.ShardOf, t.Options.ShardOf)
+	case t.Options.Parents != "":
+		return nil, fmt.Sprintf("a DAG step: it runs for each fire that %s completed (%s)", quoteAll(t.Options.Parents.List()), parentPolicy(t.Options.OnParentFailure))
 	case t.Cron == "":
 		return nil, "a chain step: it runs after each success of its parent"
 	}
@@ -351,3 +356,23 @@ func who(a repository.Actor) string {
 }
 
 func stamp(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
+
+// quoteAll quotes names and joins them with "and".
+func quoteAll(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = strconv.Quote(n)
+	}
+	if len(q) == 1 {
+		return q[0]
+	}
+	return strings.Join(q[:len(q)-1], ", ") + " and " + q[len(q)-1]
+}
+
+// parentPolicy says when a DAG step's parents complete a fire.
+func parentPolicy(p repository.ParentFailure) string {
+	if p == repository.ParentFailureRun {
+		return "each ended, succeeded or not"
+	}
+	return "each succeeded, after its retries if it retries"
+}
