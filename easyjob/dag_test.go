@@ -302,3 +302,81 @@ func TestDAGRefused(t *testing.T) {
 		})
 	}
 }
+
+// TestDAGNodeDies: the node running a DAG step dies mid-run; a peer runs
+// the step again for the same fire (at least once), d still runs once
+// after both parents, and the steps that had finished (a, c) do not run
+// again for that fire.
+func TestDAGNodeDies(t *testing.T) {
+	t.Parallel()
+	store, group := pgStore(t)
+	var l dagLedger
+	hung := make(chan int64, 1) // the node whose b hangs
+	var once sync.Once
+	reg := func(s *Scheduler) {
+		for _, err := range []error{
+			s.Register("a", "*/2 * * * * *", l.job("a", nil)),
+			s.Register("b", "", func(ctx context.Context) error {
+				info, _ := InfoFromContext(ctx)
+				first := false
+				once.Do(func() { first = true })
+				if first {
+					hung <- info.NodeID
+					<-ctx.Done() // until its node dies
+					return ctx.Err()
+				}
+				return l.job("b", nil)(ctx)
+			}, Parents("a")),
+			s.Register("c", "", l.job("c", nil), Parents("a")),
+			s.Register("d", "", l.job("d", nil), Parents("b", "c")),
+		} {
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	nodes := []*testNode{start(t, fastConfig(store, group), reg), start(t, fastConfig(store, group), reg)}
+	clusterClient(t, store, group, 2)
+	var victim int64
+	select {
+	case victim = <-hung:
+	case <-time.After(20 * time.Second):
+		t.Fatal("b never started")
+	}
+	for _, n := range nodes {
+		if int64(n.n.ID()) == victim {
+			n.crash(t)
+		}
+	}
+	waitFor(t, 30*time.Second, "d ran for 3 fires", func() bool { return len(l.of("d")) >= 3 })
+	dFires := map[time.Time]int{}
+	for _, d := range l.of("d") {
+		dFires[d.fire]++
+	}
+	for f, n := range dFires {
+		if n > 1 {
+			t.Errorf("d ran %d times for %s", n, f)
+		}
+	}
+	bs := map[time.Time]dagRun{}
+	for _, b := range l.of("b") {
+		bs[b.fire] = b
+	}
+	for _, d := range l.of("d") {
+		b, ok := bs[d.fire]
+		if !ok || d.began.Before(b.end) {
+			t.Errorf("d for %s began before b ended (b ran: %v)", d.fire, ok)
+		}
+	}
+	perFire := map[string]int{}
+	for _, name := range []string{"a", "c"} {
+		for _, r := range l.of(name) {
+			perFire[name+"@"+r.fire.String()]++
+		}
+	}
+	for k, n := range perFire {
+		if n > 1 {
+			t.Errorf("%s ran %d times", k, n)
+		}
+	}
+}
