@@ -1,6 +1,7 @@
 package easyjob
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -304,4 +305,245 @@ func (c *Client) Forecast(ctx context.Context, from time.Time, horizon time.Dura
 	}
 	out.Peaks = out.Top(ForecastPeaks)
 	return out, nil
+}
+
+// FireGraph is one fire of a DAG (Parents, Shards), the chain steps
+// (Parent) after its tasks included, as Client.FireGraph reads it.
+type FireGraph struct {
+	// Task is the task asked about; Fire the fire: the scheduled time the
+	// roots' runs and every step's run of it share (zero when the graph
+	// has not fired yet).
+	Task string    `json:"task"`
+	Fire time.Time `json:"fire,omitzero"`
+	// Steps are the graph's tasks in topological order (parents first,
+	// then by registration), a chain step right after the task it
+	// follows.
+	Steps []FireStep `json:"steps"`
+}
+
+// FireStep is one task of a FireGraph and its runs of the fire.
+type FireStep struct {
+	Task string `json:"task"`
+	// Parents are the DAG parents the step waited for (a sharded parent
+	// named once, for all its shards); Chain the task it follows as a
+	// chain step (Parent), on the node of that task's run; Depth the chain
+	// links that lead to it (0 for a root or a DAG step).
+	Parents []string `json:"parents,omitempty"`
+	Chain   string   `json:"chain,omitempty"`
+	Depth   int      `json:"depth"`
+	// Shards is the number of shards of a sharded task (0 for none).
+	Shards int `json:"shards,omitempty"`
+	// Runs are the task's runs of the fire, oldest first, retries
+	// included: a sharded task's own run (its split), then its shards'
+	// runs, each with Shard. None when the fire has not reached the task,
+	// or skipped it.
+	Runs []ExecutionInfo `json:"runs"`
+}
+
+// FireGraph reads one fire of the graph task name belongs to: every task
+// joined to it by Parents, Parent or Shards edges, in topological order,
+// with its runs of the fire at fire (zero: the newest fire of the
+// graph's roots). A task in no DAG or chain is a graph of one step. It
+// reads the task rows, and the runs of one fire of each task and shard
+// (the retries of a failed run among the 100 runs after it): the cost
+// follows the runs recorded since the fire. An unknown task gives an
+// error wrapping ErrTaskNotFound.
+func (c *Client) FireGraph(ctx context.Context, name string, fire time.Time) (FireGraph, error) {
+	ts, err := c.store.Tasks(ctx, c.group)
+	if err != nil {
+		return FireGraph{}, c.wrap("graph of", name, err)
+	}
+	g, ok := newTaskGraph(ts, name)
+	if !ok {
+		return FireGraph{}, c.wrap("graph of", name, ErrTaskNotFound)
+	}
+	out := FireGraph{Task: name, Fire: fire, Steps: g.steps}
+	if fire.IsZero() {
+		if out.Fire, err = c.newestFire(ctx, g); err != nil || out.Fire.IsZero() {
+			return out, err
+		}
+	}
+	for i := range out.Steps {
+		st := &out.Steps[i]
+		t := g.rows[st.Task]
+		if st.Runs, err = c.fireRuns(ctx, t, out.Fire); err != nil {
+			return FireGraph{}, c.wrap("graph of", name, err)
+		}
+		for sh := range st.Shards {
+			rs, err := c.fireRuns(ctx, g.rows[fmt.Sprintf("%s[%d]", st.Task, sh)], out.Fire)
+			if err != nil {
+				return FireGraph{}, c.wrap("graph of", name, err)
+			}
+			for _, r := range rs {
+				r.Task, r.Shard, r.Shards = st.Task, &sh, st.Shards
+				st.Runs = append(st.Runs, r)
+			}
+		}
+	}
+	return out, nil
+}
+
+// taskGraph is the graph of one task: its rows by name (shards' too) and
+// its steps in order, without runs.
+type taskGraph struct {
+	rows  map[string]repository.Task
+	steps []FireStep
+}
+
+// newTaskGraph finds the graph of task name among the group's rows ts; it
+// reports false when there is no such task.
+func newTaskGraph(ts []repository.Task, name string) (taskGraph, bool) {
+	g := taskGraph{rows: make(map[string]repository.Task, len(ts))}
+	byID := make(map[repository.TaskID]string, len(ts))
+	for _, t := range ts {
+		g.rows[t.Name], byID[t.ID] = t, t.Name
+	}
+	t, ok := g.rows[name]
+	if !ok {
+		return g, false
+	}
+	if t.Options.ShardOf != "" {
+		name = t.Options.ShardOf
+	}
+	// The edges between tasks (a shard row counts as its task).
+	step := map[string]*FireStep{}
+	next := map[string][]string{} // parent -> children, both kinds
+	near := map[string][]string{} // both directions
+	for _, t := range ts {
+		if t.Options.ShardOf != "" {
+			continue
+		}
+		s := &FireStep{Task: t.Name, Shards: t.Options.Shards}
+		if s.Shards < 2 {
+			s.Shards = 0
+		}
+		for _, p := range t.Options.Parents.List() {
+			if of := g.rows[p].Options.ShardOf; of != "" {
+				p = of
+			}
+			if !slices.Contains(s.Parents, p) {
+				s.Parents = append(s.Parents, p)
+			}
+		}
+		if t.ParentID != 0 {
+			s.Chain = byID[t.ParentID]
+		}
+		for _, p := range append(slices.Clone(s.Parents), s.Chain) {
+			if p != "" {
+				next[p] = append(next[p], t.Name)
+				near[p], near[t.Name] = append(near[p], t.Name), append(near[t.Name], p)
+			}
+		}
+		step[t.Name] = s
+	}
+	// The graph: every task reachable from name either way.
+	in := map[string]bool{name: true}
+	for todo := []string{name}; len(todo) > 0; {
+		n := todo[0]
+		todo = todo[1:]
+		for _, m := range near[n] {
+			if !in[m] && step[m] != nil {
+				in[m] = true
+				todo = append(todo, m)
+			}
+		}
+	}
+	// Topological order (Kahn): parents first, ties by id; a chain step
+	// ready once its task is out goes right after it.
+	byOrder := func(a, b string) int { return cmp.Compare(g.rows[a].ID, g.rows[b].ID) }
+	waiting := map[string]int{}
+	var ready []string
+	for n := range in {
+		s := step[n]
+		for _, p := range append(slices.Clone(s.Parents), s.Chain) {
+			if in[p] { // a parent no row holds any more waits for nothing
+				waiting[n]++
+			}
+		}
+		if waiting[n] == 0 {
+			ready = append(ready, n)
+		}
+	}
+	slices.SortFunc(ready, byOrder)
+	depth := map[string]int{}
+	for len(ready) > 0 {
+		n := ready[0]
+		ready = ready[1:]
+		s := step[n]
+		if s.Chain != "" {
+			s.Depth = depth[s.Chain] + 1
+		}
+		depth[n] = s.Depth
+		g.steps = append(g.steps, *s)
+		kids := slices.Clone(next[n])
+		slices.SortFunc(kids, byOrder)
+		var chained []string
+		for _, k := range kids {
+			if waiting[k]--; waiting[k] == 0 && in[k] {
+				if step[k].Chain == n {
+					chained = append(chained, k)
+				} else {
+					ready = append(ready, k)
+				}
+			}
+		}
+		ready = append(chained, ready...)
+	}
+	return g, true
+}
+
+// newestFire is the newest fire of the graph's roots (their newest first
+// attempt's scheduled time); zero when none has run.
+func (c *Client) newestFire(ctx context.Context, g taskGraph) (time.Time, error) {
+	var fire time.Time
+	for _, s := range g.steps {
+		if len(s.Parents) > 0 || s.Chain != "" {
+			continue
+		}
+		xs, err := c.store.History(ctx, c.group, s.Task, repository.HistoryFilter{Limit: 20})
+		if err != nil {
+			return time.Time{}, c.wrap("graph of", s.Task, err)
+		}
+		for _, x := range xs {
+			if x.Attempt <= 1 {
+				if x.ScheduledAt.After(fire) {
+					fire = x.ScheduledAt
+				}
+				break
+			}
+		}
+	}
+	return fire, nil
+}
+
+// fireRuns lists the runs of task row t for the fire at fire, oldest
+// first: those scheduled then, and the retries after the last of them
+// when it failed.
+func (c *Client) fireRuns(ctx context.Context, t repository.Task, fire time.Time) ([]ExecutionInfo, error) {
+	if t.Name == "" {
+		return nil, nil // a shard not written yet
+	}
+	xs, err := c.store.History(ctx, c.group, t.Name, repository.HistoryFilter{Fire: fire, Limit: 100})
+	if err != nil || len(xs) == 0 {
+		return nil, err
+	}
+	slices.Reverse(xs)
+	last := xs[len(xs)-1]
+	if t.Options.MaxRetries > 0 && (last.Status == repository.ExecFailed || last.Status == repository.ExecTimedOut) {
+		later, err := c.store.History(ctx, c.group, t.Name, repository.HistoryFilter{Since: last.StartedAt, Limit: 100})
+		if err != nil {
+			return nil, err
+		}
+		slices.Reverse(later)
+		for _, x := range later {
+			if x.ID <= last.ID {
+				continue
+			}
+			if x.Attempt <= 1 {
+				break // the next fire's
+			}
+			xs = append(xs, x)
+		}
+	}
+	return ExecutionInfos(xs), nil
 }

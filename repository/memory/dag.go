@@ -47,7 +47,7 @@ func (s *Store) AdvanceStep(ctx context.Context, a repository.StepAdvance) (time
 		}
 		for _, id := range ids {
 			x := s.execs[id]
-			if x.Batch != 0 || x.Status == repository.ExecFenced {
+			if x.ID <= s.dag.inputs[t.ID][p.Name] || x.Batch != 0 || x.Status == repository.ExecFenced {
 				continue
 			}
 			runs[p.Name] = append(runs[p.Name], repository.StepRun{ID: x.ID, ScheduledAt: x.ScheduledAt, Attempt: x.Attempt, Status: x.Status})

@@ -16,6 +16,9 @@ import (
 
 // stepRunsWindow bounds the runs of each parent AdvanceStep reads, newest
 // first: a step waits for fires of the recent past, not for old ones.
+// Only runs after the parent's run the step last followed are read (a
+// parent's runs of later fires began after it): an ask with nothing new
+// reads an index entry or two per parent.
 const stepRunsWindow = 200
 
 // AdvanceStep locks the step's row, reads the recent runs of its parents
@@ -32,9 +35,10 @@ func (s *Store) AdvanceStep(ctx context.Context, a repository.StepAdvance) (time
 			next   time.Time
 			last   time.Time
 			paused bool
+			seen   string
 		)
-		err := tx.QueryRowContext(ctx, `SELECT id, status, next_start_time, coalesce(dag_fire, created_at), paused
-FROM easyjob_tasks WHERE group_name = ? AND name = ? FOR UPDATE`, a.Group, a.Step).Scan(&id, &status, &next, &last, &paused)
+		err := tx.QueryRowContext(ctx, `SELECT id, status, next_start_time, coalesce(dag_fire, created_at), paused, coalesce(dag_inputs, '{}'::jsonb)::text
+FROM easyjob_tasks WHERE group_name = ? AND name = ? FOR UPDATE`, a.Group, a.Step).Scan(&id, &status, &next, &last, &paused, &seen)
 		if errors.Is(err, sql.ErrNoRows) {
 			return notFound(a.Group, a.Step)
 		}
@@ -52,10 +56,10 @@ FROM easyjob_tasks WHERE group_name = ? AND name = ? FOR UPDATE`, a.Group, a.Ste
 FROM easyjob_tasks t
 CROSS JOIN LATERAL (
   SELECT x.id, x.scheduled_at, x.attempt, x.status FROM easyjob_executions x
-  WHERE x.task_id = t.id AND x.batch = 0 AND x.status <> 'fenced'
+  WHERE x.task_id = t.id AND x.id > coalesce((?::jsonb ->> t.name)::bigint, 0) AND x.batch = 0 AND x.status <> 'fenced'
   ORDER BY x.id DESC LIMIT ?) e
 WHERE t.group_name = ? AND t.name = ANY(?::text[])
-ORDER BY e.id`, stepRunsWindow, a.Group, pgdialect.Array(names))
+ORDER BY e.id`, seen, stepRunsWindow, a.Group, pgdialect.Array(names))
 		if err != nil {
 			return err
 		}

@@ -41,7 +41,7 @@ func (n *Node) endRunLog(l *runlog.Log) string {
 	n.runLogs.mu.Lock()
 	delete(n.runLogs.live, l)
 	n.runLogs.mu.Unlock()
-	return l.Text()
+	return l.End()
 }
 
 // join starts storing l while its run goes on (called with l's lock

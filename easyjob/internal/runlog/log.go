@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"sync"
 	"time"
+	"unsafe"
 )
 
 // DefaultLimit bounds the text kept per run when the node is not told
@@ -26,6 +27,7 @@ type Log struct {
 	echo    slog.Handler // nil: lines are only kept
 	first   func(*Log)   // called once, on the first line kept
 	firstOK bool
+	ended   bool // End was called: lines are no longer kept
 	// Run is the run the log is of.
 	Run Key
 }
@@ -53,20 +55,38 @@ func New(run Key, limit int, level slog.Level, echo slog.Handler, first func(*Lo
 	return &Log{Run: run, limit: limit, level: level, echo: echo, first: first}
 }
 
-// write appends one formatted line; mu is held (Handler.Handle).
-func (l *Log) write(p []byte) {
-	if l.limit < 0 {
+// wrote keeps the line Handle appended to buf at start, or takes it back
+// and counts it when it passes the limit; mu is held.
+func (l *Log) wrote(start int) {
+	if len(l.buf) > l.limit {
+		n := len(l.buf) - start
+		l.buf = l.buf[:start]
+		if cap(l.buf) > l.limit {
+			// A long line grew the buffer past the limit: the run keeps
+			// no more than its limit while it goes on.
+			l.buf = append(make([]byte, 0, l.limit), l.buf...)
+		}
+		l.cut++
+		l.cutB += n
 		return
 	}
-	if l.buf == nil {
-		l.buf = make([]byte, 0, min(max(4*len(p), 512), l.limit)) // a few lines before it grows
-	}
+	l.kept()
+}
+
+// write appends one formatted line, or counts it when it would pass the
+// limit; mu is held.
+func (l *Log) write(p []byte) {
 	if len(l.buf)+len(p) > l.limit {
 		l.cut++
 		l.cutB += len(p)
 		return
 	}
 	l.buf = append(l.buf, p...)
+	l.kept()
+}
+
+// kept notes that a line was kept: the first calls first.
+func (l *Log) kept() {
 	if !l.firstOK {
 		l.firstOK = true
 		if l.first != nil {
@@ -80,6 +100,19 @@ func (l *Log) write(p []byte) {
 func (l *Log) Text() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	return l.text()
+}
+
+// End returns the text, as Text, to store with the run's finish; the
+// lines written after it are not kept (nor stored: the finish has the
+// log). The text is the log's buffer itself, not a copy.
+func (l *Log) End() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.ended = true
+	if l.cut == 0 {
+		return unsafe.String(unsafe.SliceData(l.buf), len(l.buf)) // never written again
+	}
 	return l.text()
 }
 

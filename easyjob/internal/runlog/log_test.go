@@ -83,14 +83,23 @@ func TestLogEchoesEachLineWithItsLevel(t *testing.T) {
 // countHandler counts the records echoed to it, by level, and those that
 // carry the attributes of WithAttrs.
 type countHandler struct {
-	mu    sync.Mutex
-	got   map[slog.Level]int
-	attrs int
-	with  bool
-	root  *countHandler
+	mu      sync.Mutex
+	got     map[slog.Level]int
+	attrs   int
+	with    bool
+	root    *countHandler
+	level   slog.Level // the lowest echoed
+	derived int        // WithAttrs and WithGroup calls
 }
 
-func (h *countHandler) Enabled(context.Context, slog.Level) bool { return true }
+func (h *countHandler) Enabled(_ context.Context, l slog.Level) bool { return l >= h.rootOf().level }
+
+func (h *countHandler) rootOf() *countHandler {
+	if h.root != nil {
+		return h.root
+	}
+	return h
+}
 
 func (h *countHandler) Handle(_ context.Context, r slog.Record) error {
 	root := h
@@ -107,11 +116,74 @@ func (h *countHandler) Handle(_ context.Context, r slog.Record) error {
 }
 
 func (h *countHandler) WithAttrs([]slog.Attr) slog.Handler {
-	root := h
-	if h.root != nil {
-		root = h.root
-	}
+	root := h.rootOf()
+	root.mu.Lock()
+	defer root.mu.Unlock()
+	root.derived++
 	return &countHandler{with: true, root: root}
 }
 
-func (h *countHandler) WithGroup(string) slog.Handler { return h }
+func (h *countHandler) WithGroup(string) slog.Handler {
+	root := h.rootOf()
+	root.mu.Lock()
+	defer root.mu.Unlock()
+	root.derived++
+	return h
+}
+
+func TestLogEndKeepsNoLaterLine(t *testing.T) {
+	echo := &countHandler{got: map[slog.Level]int{}}
+	l := New(Key{Task: "t"}, 0, slog.LevelInfo, echo, nil)
+	log := Logger(l)
+	log.Info("a")
+	text := l.End()
+	log.Info("b") // a goroutine the job left running
+	if !strings.Contains(text, "msg=a") || strings.Count(text, "\n") != 1 {
+		t.Fatalf("End = %q", text)
+	}
+	if got := l.Text(); got != text {
+		t.Fatalf("kept %q after End, want %q", got, text)
+	}
+	if echo.got[slog.LevelInfo] != 2 {
+		t.Fatalf("echoed %d lines, want 2 (the line after End too)", echo.got[slog.LevelInfo])
+	}
+}
+
+func TestLogEchoIsMadeOnlyForLinesItLogs(t *testing.T) {
+	echo := &countHandler{got: map[slog.Level]int{}, level: slog.LevelWarn}
+	l := New(Key{Task: "t"}, 0, slog.LevelInfo, echo, nil)
+	log := Logger(l).With("k", "v").WithGroup("g")
+	log.Info("kept, not echoed")
+	if echo.derived != 0 || len(echo.got) != 0 {
+		t.Fatalf("an info line derived %d echo handlers and echoed %v", echo.derived, echo.got)
+	}
+	log.Warn("both", "x", 1)
+	log.Error("both")
+	// The task's name, With's attributes, the group: once each.
+	if echo.derived != 3 || echo.got[slog.LevelWarn] != 1 || echo.got[slog.LevelError] != 1 || echo.attrs != 2 {
+		t.Fatalf("derived %d echo handlers, echoed %v (%d with attributes)", echo.derived, echo.got, echo.attrs)
+	}
+	if n := strings.Count(l.Text(), "\n"); n != 3 {
+		t.Fatalf("%d lines kept, want 3", n)
+	}
+}
+
+func TestLogLongLinesNearTheLimit(t *testing.T) {
+	l := New(Key{}, 6000, slog.LevelInfo, nil, nil)
+	log := Logger(l)
+	log.Info(strings.Repeat("x", 5000)) // formatted in place, past the limit's room
+	log.Info("short")                   // formatted aside, fits
+	log.Info(strings.Repeat("y", 5000)) // formatted aside, cut
+	text := l.Text()
+	if !strings.Contains(text, "msg=short") || strings.Contains(text, "yyy") || !strings.Contains(text, "[easyjob: 1 more lines") {
+		t.Fatalf("text %q", text)
+	}
+	l = New(Key{}, 100, slog.LevelInfo, nil, nil)
+	log = Logger(l)
+	for range 3 {
+		log.Info(strings.Repeat("z", 5000)) // each one cut
+	}
+	if text := l.Text(); !strings.HasPrefix(text, "[easyjob: 3 more lines") {
+		t.Fatalf("text %q", text)
+	}
+}

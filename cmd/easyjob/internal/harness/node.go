@@ -49,6 +49,7 @@ func (o *nodeOpts) flagSet() *flag.FlagSet {
 	fs.IntVar(&o.params.Tasks, "tasks", 100, "number of tasks")
 	fs.StringVar(&o.params.Handler, "handler", "", "register this handler kind (runtime schedules) instead of the tasks")
 	addNodeFlags(fs, &o.params)
+	fs.BoolVar(&o.params.DAG, "dag", false, "also register the DAG task set (chaos --dag)")
 	fs.StringVar(&o.ledgerPath, "ledger", "", "append-only ledger file")
 	fs.DurationVar(&o.ledgerFlush, "ledger-flush", 0, "buffer ledger lines and write them this often (0: one write per fire, kept by a SIGKILL)")
 	fs.StringVar(&o.statsPath, "stats", "", "stats file (JSON)")

@@ -30,6 +30,7 @@ type nodeParams struct {
 	MaxClaims       int
 	ChainDepth      int  // steps under each task: t00001 -> t00001.s1 -> t00001.s2 ... (0: flat tasks)
 	OverlapTasks    int  // tasks whose runs outlast their interval, one per overlap policy in turn (overlap.go)
+	DAG             bool // the DAG task set: steps, shards, a broadcast task and a daemon (chaosdag.go)
 	Metrics         bool // a Prometheus observer on each node (metrics.go)
 	GOMAXPROCS      int  // node processes only: runtime.GOMAXPROCS (0 = Go's own choice)
 	LogLines        int  // lines each run writes through easyjob.Logger (run logs; 0: silent jobs)
@@ -110,6 +111,9 @@ func (p nodeParams) args() []string {
 	if p.OverlapTasks != 0 {
 		a = append(a, "--overlap-tasks", strconv.Itoa(p.OverlapTasks))
 	}
+	if p.DAG {
+		a = append(a, "--dag")
+	}
 	if p.Metrics {
 		a = append(a, "--metrics")
 	}
@@ -171,7 +175,8 @@ func (p nodeParams) stepNames() []string {
 }
 
 // registerTasks registers the K bench tasks on s, each with its chain of
-// p.ChainDepth steps; or, with p.Handler, that handler kind alone.
+// p.ChainDepth steps, the overlap tasks and the DAG set; or, with
+// p.Handler, that handler kind alone.
 func registerTasks(s *easyjob.Scheduler, p nodeParams, l ledger) error {
 	if p.Handler != "" {
 		return s.Handle(p.Handler, easyjob.HandlerOf(ledgerHandler(l)))
@@ -187,6 +192,11 @@ func registerTasks(s *easyjob.Scheduler, p nodeParams, l ledger) error {
 				return err
 			}
 			parent = stepName(i, k)
+		}
+	}
+	if p.DAG {
+		if err := registerDagTasks(s, l); err != nil {
+			return err
 		}
 	}
 	return registerOverlapTasks(s, p, l)
