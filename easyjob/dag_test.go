@@ -380,3 +380,45 @@ func TestDAGNodeDies(t *testing.T) {
 		}
 	}
 }
+
+// TestDAGPausedStepPasses: the fires its parents complete while a step is
+// paused do not run on resume; the fires after the resume do.
+func TestDAGPausedStepPasses(t *testing.T) {
+	t.Parallel()
+	store, group := repository.Store(memory.New()), "g"
+	var l dagLedger
+	start(t, fastConfig(store, group), diamond(t, &l, nil))
+	c := clusterClient(t, store, group, 1)
+	ctx := context.Background()
+	waitFor(t, 20*time.Second, "d ran", func() bool { return len(l.of("d")) >= 1 })
+	if _, err := c.Pause(ctx, "d"); err != nil {
+		t.Fatal(err)
+	}
+	paused := dbNow(t, c)
+	waitFor(t, 20*time.Second, "3 fires of c while d is paused", func() bool {
+		n := 0
+		for _, r := range l.of("c") {
+			if r.fire.After(paused) {
+				n++
+			}
+		}
+		return n >= 3
+	})
+	if _, err := c.Resume(ctx, "d"); err != nil {
+		t.Fatal(err)
+	}
+	resumed := dbNow(t, c)
+	waitFor(t, 20*time.Second, "d ran after the resume", func() bool {
+		for _, r := range l.of("d") {
+			if r.fire.After(resumed) {
+				return true
+			}
+		}
+		return false
+	})
+	for _, r := range l.of("d") {
+		if r.fire.After(paused.Add(time.Second)) && r.fire.Before(resumed.Add(-time.Second)) {
+			t.Errorf("d ran for %s, a fire completed while it was paused", r.fire)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package repository
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"strings"
 	"time"
 )
@@ -57,7 +58,9 @@ type DagStore interface {
 	// retry completes its fire. The earliest such fire wins; the step's
 	// row moves to it (due now, kind chain, the parent runs it follows
 	// remembered for ParentResults) and the fires before it are passed.
-	// It reports the fire made due (zero when none).
+	// A paused step passes the fires completed while it is paused (its
+	// last fire moves to the latest; none runs on resume). It reports
+	// the fire made due (zero when none).
 	AdvanceStep(ctx context.Context, s StepAdvance) (time.Time, error)
 	// RecordResult stores a run's result (JSON text) with its execution.
 	RecordResult(ctx context.Context, execution int64, result string) error
@@ -83,10 +86,32 @@ type StepRun struct {
 // and the step's last fire, it returns the earliest later fire that every
 // parent completed under policy, with the parent run each counts for it.
 func PickStepFire(s StepAdvance, last time.Time, runs map[string][]StepRun) (time.Time, map[string]int64, bool) {
-	if len(s.Parents) == 0 {
+	fires, done := completeFires(s, last, runs)
+	if len(fires) == 0 {
 		return time.Time{}, nil, false
 	}
-	// done[parent][fire] = the run that completes the parent's fire.
+	return fires[0], inputsOf(s, done, fires[0]), true
+}
+
+// LastStepFire is the latest fire PickStepFire could choose: what a
+// paused step passes (the fires its parents complete while it is paused
+// do not run on resume).
+func LastStepFire(s StepAdvance, last time.Time, runs map[string][]StepRun) (time.Time, map[string]int64, bool) {
+	fires, done := completeFires(s, last, runs)
+	if len(fires) == 0 {
+		return time.Time{}, nil, false
+	}
+	f := fires[len(fires)-1]
+	return f, inputsOf(s, done, f), true
+}
+
+// completeFires returns the fires after last that every parent completed
+// under s.Policy, ascending, and for each parent the run that completes
+// each of its fires.
+func completeFires(s StepAdvance, last time.Time, runs map[string][]StepRun) ([]time.Time, map[string]map[time.Time]int64) {
+	if len(s.Parents) == 0 {
+		return nil, nil
+	}
 	done := make(map[string]map[time.Time]int64, len(s.Parents))
 	for _, p := range s.Parents {
 		m := map[time.Time]int64{}
@@ -107,7 +132,7 @@ func PickStepFire(s StepAdvance, last time.Time, runs map[string][]StepRun) (tim
 		}
 		done[p.Name] = m
 	}
-	var best time.Time
+	var fires []time.Time
 	for f := range done[s.Parents[0].Name] {
 		all := true
 		for _, p := range s.Parents[1:] {
@@ -116,18 +141,21 @@ func PickStepFire(s StepAdvance, last time.Time, runs map[string][]StepRun) (tim
 				break
 			}
 		}
-		if all && (best.IsZero() || f.Before(best)) {
-			best = f
+		if all {
+			fires = append(fires, f)
 		}
 	}
-	if best.IsZero() {
-		return time.Time{}, nil, false
-	}
+	slices.SortFunc(fires, func(a, b time.Time) int { return a.Compare(b) })
+	return fires, done
+}
+
+// inputsOf is the parent run each parent counts for fire f.
+func inputsOf(s StepAdvance, done map[string]map[time.Time]int64, f time.Time) map[string]int64 {
 	in := make(map[string]int64, len(s.Parents))
 	for _, p := range s.Parents {
-		in[p.Name] = done[p.Name][best]
+		in[p.Name] = done[p.Name][f]
 	}
-	return best, in, true
+	return in
 }
 
 // counts reports whether parent run r completes its fire for a step

@@ -28,7 +28,8 @@ func (s *Store) AdvanceStep(ctx context.Context, a repository.StepAdvance) (time
 	if err != nil {
 		return time.Time{}, fmt.Errorf("easyjob/memory: advance DAG step %q: %w", a.Step, err)
 	}
-	if t.Status != repository.TaskPending || t.Paused || !t.NextStartTime.Equal(repository.AwaitingParents) {
+	paused := t.Paused || t.Status == repository.TaskPaused
+	if (t.Status != repository.TaskPending && t.Status != repository.TaskPaused) || !t.NextStartTime.Equal(repository.AwaitingParents) {
 		return time.Time{}, nil
 	}
 	last, ok := s.dag.fire[t.ID]
@@ -53,7 +54,11 @@ func (s *Store) AdvanceStep(ctx context.Context, a repository.StepAdvance) (time
 			runs[p.Name] = append(runs[p.Name], repository.StepRun{ID: x.ID, ScheduledAt: x.ScheduledAt, Attempt: x.Attempt, Status: x.Status})
 		}
 	}
-	fire, in, ok := repository.PickStepFire(a, last, runs)
+	pick := repository.PickStepFire
+	if paused {
+		pick = repository.LastStepFire // the fires completed while paused are passed
+	}
+	fire, in, ok := pick(a, last, runs)
 	if !ok {
 		return time.Time{}, nil
 	}
@@ -61,6 +66,9 @@ func (s *Store) AdvanceStep(ctx context.Context, a repository.StepAdvance) (time
 		s.dag.fire, s.dag.inputs = map[repository.TaskID]time.Time{}, map[repository.TaskID]map[string]int64{}
 	}
 	s.dag.fire[t.ID], s.dag.inputs[t.ID] = fire, in
+	if paused {
+		return time.Time{}, nil
+	}
 	t.NextStartTime, t.FireKind, t.Attempt, t.TriggerRequested = fire, repository.RunChain, 1, false
 	t.Version++
 	t.UpdatedAt = s.now()

@@ -45,8 +45,8 @@ FROM easyjob_tasks WHERE group_name = ? AND name = ? FOR UPDATE`, a.Group, a.Ste
 		if err != nil {
 			return err
 		}
-		if status != string(repository.TaskPending) || paused || !next.Equal(repository.AwaitingParents) {
-			return nil // claimed, due already, paused or ended: its own finish (or resume) asks again
+		if (status != string(repository.TaskPending) && status != string(repository.TaskPaused)) || !next.Equal(repository.AwaitingParents) {
+			return nil // claimed, due already or ended: its own finish asks again
 		}
 		names := make([]string, len(a.Parents))
 		for i, p := range a.Parents {
@@ -80,12 +80,22 @@ ORDER BY e.id`, seen, stepRunsWindow, a.Group, pgdialect.Array(names))
 		if err := rows.Err(); err != nil {
 			return err
 		}
-		f, in, ok := repository.PickStepFire(a, last, runs)
+		pick := repository.PickStepFire
+		if paused || status == string(repository.TaskPaused) {
+			pick = repository.LastStepFire
+		}
+		f, in, ok := pick(a, last, runs)
 		if !ok {
 			return nil
 		}
 		inputs, err := json.Marshal(in)
 		if err != nil {
+			return err
+		}
+		if paused || status == string(repository.TaskPaused) {
+			// Paused: the fires completed meanwhile are passed, not run
+			// on resume.
+			_, err := tx.ExecContext(ctx, `UPDATE easyjob_tasks SET dag_fire = ?, dag_inputs = ?::jsonb WHERE id = ?`, f.UTC(), string(inputs), id)
 			return err
 		}
 		if _, err := tx.ExecContext(ctx, `UPDATE easyjob_tasks SET next_start_time = ?, dag_fire = ?, dag_inputs = ?::jsonb,

@@ -26,8 +26,15 @@ func analyzeChaos(res *chaosResult, fires []fire, p nodeParams, from, to time.Ti
 	res.stepSettle = dead + hb
 	byTask := map[string][]fire{}
 	overlapping := map[string][]fire{} // the overlap task set's runs, judged apart (overlap.go)
+	dag := map[string][]fire{}         // the DAG set's, likewise (chaosdagverdict.go)
+	plain := make([]fire, 0, len(fires))
 	var lags []time.Duration
 	for _, f := range fires {
+		if isDagTask(f.Task) {
+			dag[f.Task] = append(dag[f.Task], f)
+			continue
+		}
+		plain = append(plain, f)
 		if _, ok := overlapPolicyOf(f.Task); ok {
 			overlapping[f.Task] = append(overlapping[f.Task], f)
 			continue
@@ -59,7 +66,7 @@ func analyzeChaos(res *chaosResult, fires []fire, p nodeParams, from, to time.Ti
 	res.analyzeFailovers(ids, byTask)
 	res.analyzeResumes(byTask)
 	res.analyzePatroniFaults(tasks, byTask, to, lostAfter)
-	res.classifyDuplicates(fires)
+	res.classifyDuplicates(plain)
 	res.findLost(tasks, byTask, from, to, lostAfter)
 	res.findLostSteps(p, byTask, from, to.Add(-lostAfter))
 	if p.OverlapTasks > 0 {
@@ -68,6 +75,13 @@ func analyzeChaos(res *chaosResult, fires []fire, p nodeParams, from, to time.Ti
 		}
 		o := analyzeOverlaps(overlapping, func(prev, x fire) bool { return res.nearFault(prev, x, dead+hb) })
 		res.Overlap = &o
+	}
+	if p.DAG {
+		for _, fs := range dag {
+			sort.Slice(fs, func(i, j int) bool { return fs[i].Start < fs[j].Start })
+		}
+		_, _, rec := p.effective()
+		res.DAG = res.analyzeDAG(dag, from, to.Add(-lostAfter), to, dead+rec+500*time.Millisecond, lostAfter)
 	}
 }
 
@@ -159,16 +173,9 @@ func (res *chaosResult) analyzeFailovers(ids map[int]map[int64]bool, byTask map[
 func (res *chaosResult) classifyDuplicates(fires []fire) {
 	for _, d := range duplicates(fires) {
 		first := d.Runs[0]
-		class, because := "violation", ""
-		for _, f := range res.Faults {
-			if f.idx != first.Proc || !f.downsNode() {
-				continue
-			}
-			if gap := f.At.UnixNano() - first.Start; gap >= 0 && gap <= int64(interruptWindow) {
-				class = "rerun-after-" + f.Kind
-				because = fmt.Sprintf("first run on %s started %s before its %s", res.procName(first.Proc), fmtMS(ms(time.Duration(gap))), f.Kind)
-				break
-			}
+		class, because := res.rerunCause(first)
+		if class == "" {
+			class = "violation"
 		}
 		last := d.Runs[len(d.Runs)-1]
 		if class == "violation" && res.inPG(first.Start, last.Start) {
@@ -202,6 +209,22 @@ func (res *chaosResult) classifyDuplicates(fires []fire) {
 		res.DupDetails = append(res.DupDetails, dr)
 	}
 
+}
+
+// rerunCause names the fault that makes a second run of first's fire a
+// re-run of an interrupted fire: a kill or freeze of its node at most
+// interruptWindow after it started ("" when none does).
+func (res *chaosResult) rerunCause(first fire) (class, because string) {
+	for _, f := range res.Faults {
+		if f.idx != first.Proc || !f.downsNode() {
+			continue
+		}
+		if gap := f.At.UnixNano() - first.Start; gap >= 0 && gap <= int64(interruptWindow) {
+			return "rerun-after-" + f.Kind,
+				fmt.Sprintf("first run on %s started %s before its %s", res.procName(first.Proc), fmtMS(ms(time.Duration(gap))), f.Kind)
+		}
+	}
+	return "", ""
 }
 
 // dupIsViolation reports whether a duplicate of class counts as a

@@ -79,6 +79,9 @@ func (r *chaosResult) print(w io.Writer) {
 		tb.add("overlap tasks", fmt.Sprintf("%d tasks, %d runs: %d at once with another run of their task, %d against their policy (%d pairs near a fault not judged)",
 			o.Tasks, o.Runs, o.Concurrent, o.PolicyBroken, o.NearFault))
 	}
+	if d := r.DAG; d != nil {
+		d.addLines(&tb)
+	}
 	tb.add("lost fires", lost)
 	if r.FailoverLost > 0 || hasPatroniFault(r.Faults) {
 		tb.add("not resumed", fmt.Sprintf("%d  (tasks without a fire within %s of the database accepting writes after a Patroni fault)", r.FailoverLost, fmtMS(r.LostThresholdMS)))
@@ -109,6 +112,11 @@ func (r *chaosResult) print(w io.Writer) {
 	if o := r.Overlap; o != nil {
 		for _, d := range o.Details {
 			fmt.Fprintf(w, "\n  OVERLAP %s\n", d)
+		}
+	}
+	if d := r.DAG; d != nil {
+		for _, s := range d.Details {
+			fmt.Fprintf(w, "\n  DAG %s\n", s)
 		}
 	}
 	for _, l := range r.LostStepDetails {

@@ -139,6 +139,7 @@ type chaosResult struct {
 	Violations      int `json:"violations"`
 	// Overlap is the verdict on the overlap task set (--overlap-tasks).
 	Overlap         *overlapReport `json:"overlap,omitempty"`
+	DAG             *dagReport     `json:"dag,omitempty"` // the verdict on the DAG task set (--dag)
 	DupDetails      []dupReport    `json:"duplicate_details,omitempty"`
 	Lost            int            `json:"lost_fires"`
 	FailoverLost    int            `json:"tasks_not_resumed_after_db_failover,omitempty"`
@@ -167,6 +168,7 @@ type chaosResult struct {
 	clockSteps        []clockStep // by time
 	stepSettle        time.Duration
 	procNames         []string
+	history           map[runKey]bool // the run's history (the DAG set's sharded fires); nil when unread
 	killFailovers     []time.Duration
 	freezeFailovers   []time.Duration
 }

@@ -229,6 +229,11 @@ func (r *chaosRun) collect(t0, tEnd time.Time, lostAfter time.Duration) {
 	res.Incarnations = len(incs)
 	res.DurationSeconds = tEnd.Sub(t0).Seconds()
 	res.Fires = len(fires)
+	for _, f := range fires {
+		if f.Task == dagDaemon {
+			res.Fires-- // a heartbeat of the DAG set's daemon, not a run
+		}
+	}
 	res.FiresPerSec = float64(len(fires)) / res.DurationSeconds
 	for _, f := range res.Faults {
 		if isDBOutage(f.Kind) {
@@ -248,6 +253,7 @@ func (r *chaosRun) collect(t0, tEnd time.Time, lostAfter time.Duration) {
 		}
 	}
 	res.clockSteps = clockStepsOf(res.Faults)
+	res.history = r.history
 	analyzeChaos(res, fires, r.c.params, t0.Add(steadyStart), tEnd.Add(-steadyEndMargin), lostAfter)
 
 	if res.Violations > 0 {
@@ -255,6 +261,9 @@ func (r *chaosRun) collect(t0, tEnd time.Time, lostAfter time.Duration) {
 	}
 	if o := res.Overlap; o != nil && o.Violations() > 0 {
 		res.FailureReasons = append(res.FailureReasons, fmt.Sprintf("%d runs of the overlap tasks broke their policy (%d ran at once with another run of their task)", o.Violations(), o.Concurrent))
+	}
+	if d := res.DAG; d != nil && d.Violations() > 0 {
+		res.FailureReasons = append(res.FailureReasons, fmt.Sprintf("%d violations in the DAG set (%s)", d.Violations(), d.violationList()))
 	}
 	if res.Lost > 0 {
 		res.FailureReasons = append(res.FailureReasons, fmt.Sprintf("%d lost fires", res.Lost))
