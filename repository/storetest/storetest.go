@@ -71,6 +71,7 @@ func Run(t *testing.T, newStore func(t *testing.T) repository.Store) {
 		{"Broadcast", broadcastCases},
 		{"RunLogs", runLogCases},
 		{"Alerts", alertCases},
+		{"DAG", dagCases},
 	}
 	for _, sec := range sections {
 		t.Run(sec.name, func(t *testing.T) {
