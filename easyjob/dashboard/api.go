@@ -91,6 +91,7 @@ var apiRoutes = []apiRoute{
 	{http.MethodGet, "/tasks/{name}/runs/{id}/log", false, (*API).runLog},
 	{http.MethodGet, "/tasks/{name}/versions", false, (*API).versions},
 	{http.MethodGet, "/tasks/{name}/explain", false, (*API).explain},
+	{http.MethodGet, "/tasks/{name}/dag", false, (*API).fireGraph},
 	{http.MethodGet, "/nodes", false, (*API).nodes},
 	{http.MethodGet, "/handlers", false, (*API).handlers},
 	{http.MethodGet, "/audit", false, (*API).audit},

@@ -51,6 +51,13 @@ func startEchoNode(t *testing.T, store repository.Store, group string) *echoNode
 	if err := s.Register("yearly", "0 0 0 1 1 *", func(context.Context) error { return nil }); err != nil {
 		t.Fatal(err)
 	}
+	runNode(t, s, "the echo node")
+	return n
+}
+
+// runNode runs node s in this process until the test ends.
+func runNode(t *testing.T, s *easyjob.Scheduler, what string) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- s.Run(ctx) }()
@@ -59,13 +66,12 @@ func startEchoNode(t *testing.T, store repository.Store, group string) *echoNode
 		select {
 		case err := <-done:
 			if err != nil {
-				t.Errorf("echo node: %v", err)
+				t.Errorf("%s: %v", what, err)
 			}
 		case <-time.After(20 * time.Second):
-			t.Error("the echo node did not stop")
+			t.Errorf("%s did not stop", what)
 		}
 	})
-	return n
 }
 
 // saw reports whether a run of echo had n.

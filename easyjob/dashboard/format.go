@@ -19,6 +19,7 @@ var funcs = template.FuncMap{
 	"dur":        shortDur,
 	"clock":      func(t time.Time) string { return zeroOr(t, t.UTC().Format("15:04:05")) },
 	"stamp":      func(t time.Time) string { return zeroOr(t, t.UTC().Format("2006-01-02 15:04:05 UTC")) },
+	"rfc3339":    func(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) },
 	"words":      describeCron,
 	"trunc":      truncate,
 	"compact":    compactJSON,

@@ -122,6 +122,7 @@ func (h *Handler) newSite(c *easyjob.Client) *site {
 	s.mux.HandleFunc("GET /tasks", s.tasks)
 	s.mux.HandleFunc("GET /task", s.task)
 	s.mux.HandleFunc("GET /run", s.run)
+	s.mux.HandleFunc("GET /dag", s.dag)
 	s.mux.HandleFunc("GET /nodes", s.nodes)
 	s.mux.HandleFunc("GET /audit", s.audit)
 	s.mux.HandleFunc("GET /calendars", s.calendars)

@@ -98,6 +98,8 @@ func TestOpenAPISchemas(t *testing.T) {
 	same(t, "Run properties", yamlKeys(t, lines, "    Run:", 8), jsonNames(reflect.TypeFor[easyjob.ExecutionInfo]()))
 	same(t, "Handler properties", yamlKeys(t, lines, "    Handler:", 8), jsonNames(reflect.TypeFor[easyjob.HandlerInfo]()))
 	same(t, "AuditEntry properties", yamlKeys(t, lines, "    AuditEntry:", 8), jsonNames(reflect.TypeFor[easyjob.AuditEntry]()))
+	same(t, "FireGraph properties", yamlKeys(t, lines, "    FireGraph:", 8), jsonNames(reflect.TypeFor[easyjob.FireGraph]()))
+	same(t, "FireStep properties", yamlKeys(t, lines, "    FireStep:", 8), jsonNames(reflect.TypeFor[easyjob.FireStep]()))
 	same(t, "Version properties", yamlKeys(t, lines, "    Version:", 8), jsonNames(reflect.TypeFor[easyjob.Version]()))
 	same(t, "GroupSummary properties", yamlKeys(t, lines, "    GroupSummary:", 8), jsonNames(reflect.TypeFor[GroupSummary]()))
 	same(t, "GroupList properties", yamlKeys(t, lines, "    GroupList:", 8), jsonNames(reflect.TypeFor[GroupList]()))

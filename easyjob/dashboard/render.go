@@ -18,7 +18,7 @@ var assetFS embed.FS
 
 // pageNames are the templates of templates/ that are whole pages; each
 // defines "static" (drawn once) and "live" (redrawn by each refresh).
-var pageNames = []string{"overview", "tasks", "task", "run", "nodes", "audit", "calendars", "alerts", "forecast", "reschedule", "schedule", "error", "groups"}
+var pageNames = []string{"overview", "tasks", "task", "run", "nodes", "audit", "calendars", "alerts", "forecast", "reschedule", "schedule", "error", "groups", "dag"}
 
 // pages holds one template set per page, each with the shared layout.
 type pages struct{ byName map[string]*template.Template }

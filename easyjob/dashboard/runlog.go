@@ -15,6 +15,8 @@ type runData struct {
 	Task  string
 	Run   runRow
 	Lines []string
+	// Dag is the fire of the run's graph, nil when its task is in none.
+	Dag *dagView
 }
 
 // run is the run page (GET /run?name=&id=): the run and its log, live
@@ -43,6 +45,7 @@ func (h *site) run(w http.ResponseWriter, r *http.Request) {
 	}
 	x := l.Run
 	d := runData{Snap: s, Task: name, Run: runRow{ExecutionInfo: x, Node: s.nodeName(x.NodeID), Lag: max(x.StartedAt.Sub(x.ScheduledAt), 0)}}
+	d.Dag = h.runDag(r.Context(), name, x, s)
 	if l.Log != "" {
 		d.Lines = strings.Split(strings.TrimSuffix(l.Log, "\n"), "\n")
 	}

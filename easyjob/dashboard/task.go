@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/easyjob-go/easyjob/easyjob"
@@ -214,10 +215,25 @@ func policies(name string, o repository.TaskOptions) []policy {
 	if o.Broadcast {
 		out = append(out, policy{"broadcast", "each fire runs once on every live node that registers the task (one run per node in the history)"})
 	}
+	if ps := o.Parents.List(); len(ps) > 0 && o.ShardOf == "" {
+		out = append(out, policy{"after parents", "a DAG step: runs for a fire once " + strings.Join(ps, ", ") + " ran it (" + parentFailureWords(o.OnParentFailure) + ")"})
+	}
+	if o.Shards > 1 {
+		out = append(out, policy{"shards", strconv.Itoa(o.Shards) + " shard runs per fire, after its own run splits it"})
+	}
 	if o.Daemon {
 		out = append(out, policy{"daemon", "kept running on one node at a time: started again 1s after it returns, later after failures in a row; a peer takes it over when its node dies or stops"})
 	}
 	return out
+}
+
+// parentFailureWords says what a DAG step does when a parent's run of a
+// fire failed.
+func parentFailureWords(p repository.ParentFailure) string {
+	if p == repository.ParentFailureRun {
+		return "succeeded or not: EvenIfParentsFail"
+	}
+	return "each succeeded; a failed parent skips the fire"
 }
 
 // overlapWords says what the task's overlap policy does.
