@@ -344,14 +344,23 @@ type FireStep struct {
 // joined to it by Parents, Parent or Shards edges, in topological order,
 // with its runs of the fire at fire (zero: the newest fire of the
 // graph's roots). A task in no DAG or chain is a graph of one step. It
-// reads the task rows, and the runs of one fire of each task and shard
+// reads the task's row (and the group's rows when it is in a graph,
+// repository.Task.InGraph), and the runs of one fire of each task and shard
 // (the retries of a failed run among the 100 runs after it): the cost
 // follows the runs recorded since the fire. An unknown task gives an
 // error wrapping ErrTaskNotFound.
 func (c *Client) FireGraph(ctx context.Context, name string, fire time.Time) (FireGraph, error) {
-	ts, err := c.store.Tasks(ctx, c.group)
+	t, err := c.store.Task(ctx, c.group, name)
 	if err != nil {
 		return FireGraph{}, c.wrap("graph of", name, err)
+	}
+	ts := []repository.Task{t}
+	if t.InGraph() {
+		// The group's rows, for the edges (a task alone, the usual case in
+		// a group of many schedules, costs one row).
+		if ts, err = c.store.Tasks(ctx, c.group); err != nil {
+			return FireGraph{}, c.wrap("graph of", name, err)
+		}
 	}
 	g, ok := newTaskGraph(ts, name)
 	if !ok {

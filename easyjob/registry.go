@@ -151,6 +151,9 @@ func validateForest(specs []*taskSpec) (map[string]*spec.Spec, error) {
 			return nil, err
 		}
 	}
+	for _, s := range byName {
+		s.Opts.Followed = len(s.Children) > 0 || len(s.Steps) > 0
+	}
 	for _, s := range specs {
 		seen := map[string]bool{s.Name: true}
 		path := []string{s.Name}

@@ -181,6 +181,17 @@ type TaskOptions struct {
 	Shards  int    `json:"shards,omitempty"`
 	ShardOf string `json:"shard_of,omitempty"`
 	Shard   int    `json:"shard,omitempty"`
+	// Followed says that chain children or DAG steps follow the task (set
+	// by registration): tools read the group's rows to draw its graph
+	// only for a task in one.
+	Followed bool `json:"followed,omitempty"`
+}
+
+// InGraph reports whether row t is in a chain or a DAG: a step, a shard,
+// a sharded task, or one that steps follow.
+func (t Task) InGraph() bool {
+	o := t.Options
+	return t.ParentID != 0 || o.Parents != "" || o.Shards > 1 || o.ShardOf != "" || o.Followed
 }
 
 // Daemon restarts: a daemon that returned (or was cancelled) starts again
