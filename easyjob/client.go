@@ -145,6 +145,13 @@ type TaskInfo struct {
 	// Daemon: the task's run is kept going on one node at a time (the
 	// Daemon option); it has no cron.
 	Daemon bool `json:"daemon,omitempty"`
+	// Parents are a DAG step's parents (the Parents option); Shards the
+	// number of shards of a sharded task, and ShardOf the task a shard's
+	// row belongs to (its shard: Shard).
+	Parents []string `json:"parents,omitempty"`
+	Shards  int      `json:"shards,omitempty"`
+	ShardOf string   `json:"shard_of,omitempty"`
+	Shard   int      `json:"shard,omitempty"`
 }
 
 // HistoryFilter selects and pages executions, newest first: Status ("" for
@@ -782,6 +789,7 @@ func TaskInfoOf(t repository.Task, parent string) TaskInfo {
 		CodeCron: t.CodeCron, Overridden: t.Overridden(), OverriddenAt: t.OverriddenAt,
 		Dynamic: t.Dynamic, Args: rawArgs(t.Args), Revision: t.Revision, Handler: handlerOf(t),
 		Broadcast: t.Options.Broadcast, Daemon: t.Options.Daemon,
+		Parents: t.Options.Parents.List(), Shards: t.Options.Shards, ShardOf: t.Options.ShardOf, Shard: t.Options.Shard,
 	}
 }
 

@@ -244,7 +244,11 @@ func printTasks(out io.Writer, tasks []easyjob.TaskInfo, now time.Time, group st
 			}
 			cells = append(cells, handler)
 		}
-		t.row(append(cells, x.Parent, cron, status, next, node,
+		parent := x.Parent
+		if len(x.Parents) > 0 {
+			parent = strings.Join(x.Parents, ",") // a DAG step: after all of them
+		}
+		t.row(append(cells, parent, cron, status, next, node,
 			string(x.LastStatus), relTime(x.LastFinishedAt, now), truncate(oneLine(x.LastError), 40))...)
 	}
 	t.flush()
