@@ -151,9 +151,6 @@ func validateForest(specs []*taskSpec) (map[string]*spec.Spec, error) {
 			return nil, err
 		}
 	}
-	for _, s := range byName {
-		s.Opts.Followed = len(s.Children) > 0 || len(s.Steps) > 0
-	}
 	for _, s := range specs {
 		seen := map[string]bool{s.Name: true}
 		path := []string{s.Name}
@@ -164,6 +161,12 @@ func validateForest(specs []*taskSpec) (map[string]*spec.Spec, error) {
 			}
 			seen[p] = true
 		}
+	}
+	if err := dagCycle(byName); err != nil {
+		return nil, err
+	}
+	for _, s := range byName {
+		s.Opts.Followed = len(s.Children) > 0 || len(s.Steps) > 0
 	}
 	return byName, nil
 }
@@ -347,8 +350,7 @@ func splitShards(specs []*taskSpec, byName map[string]*spec.Spec) error {
 }
 
 // linkSteps checks the parents of each DAG step and lists each step
-// under its parents (spec.Steps), refusing a cycle through Parent and
-// Parents edges.
+// under its parents (spec.Steps).
 func linkSteps(byName map[string]*spec.Spec) error {
 	for _, s := range byName {
 		s.Steps = nil
@@ -368,7 +370,18 @@ func linkSteps(byName map[string]*spec.Spec) error {
 			ps.Steps = append(ps.Steps, s.Name)
 		}
 	}
-	// A cycle: depth first over both kinds of edge, parent to child.
+	return nil
+}
+
+// dagCycle refuses a cycle through Parents edges (and Parent edges with
+// them), depth first from parent to child; validateForest has refused
+// the cycles of Parent edges alone, naming them child first.
+func dagCycle(byName map[string]*spec.Spec) error {
+	names := make([]string, 0, len(byName))
+	for name := range byName {
+		names = append(names, name)
+	}
+	sort.Strings(names)
 	const (
 		unseen = iota
 		open
