@@ -5,12 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/easyjob-go/easyjob/repository"
 	"github.com/easyjob-go/easyjob/repository/memory"
+	"github.com/easyjob-go/easyjob/repository/postgres/pgtest"
 )
 
 // dagLedger records each step's runs: fire, node, the time it began and
@@ -420,5 +422,84 @@ func TestDAGPausedStepPasses(t *testing.T) {
 		if r.fire.After(paused.Add(time.Second)) && r.fire.Before(resumed.Add(-time.Second)) {
 			t.Errorf("d ran for %s, a fire completed while it was paused", r.fire)
 		}
+	}
+}
+
+// TestDAGSilenceRerunsStep: a step cut short by its node's silence past
+// the dead threshold (every node cut off: no peer takes it) is recorded
+// fenced, and its fire stays due: once the path heals it runs again
+// for the same fire, and the step after it runs for that fire too (it
+// was lost with the subtree when the cut-short run ended failed).
+func TestDAGSilenceRerunsStep(t *testing.T) {
+	dsn := pgtest.NewDatabase(t)
+	pgtest.OpenStore(t, dsn)
+	path, via := pgtest.NewSilentPath(t, dsn)
+	cfg := fastConfig(nil, "dag-silent")
+	cfg.DSN, cfg.SkipMigrate = via, true
+	cfg.CallTimeout = time.Second
+	var l dagLedger
+	running := make(chan time.Time, 1)
+	var once sync.Once
+	start(t, cfg, func(s *Scheduler) {
+		for _, err := range []error{
+			s.Register("a", "*/3 * * * * *", l.job("a", nil)),
+			s.Register("b", "", func(ctx context.Context) error {
+				info, _ := InfoFromContext(ctx)
+				first := false
+				once.Do(func() { first = true })
+				if first {
+					running <- info.ScheduledAt.UTC()
+					<-ctx.Done() // cut short by the silence
+					return ctx.Err()
+				}
+				return l.job("b", nil)(ctx)
+			}, Parents("a")),
+			s.Register("d", "", l.job("d", nil), Parents("b")),
+		} {
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+	})
+	var fire time.Time
+	select {
+	case fire = <-running:
+	case <-time.After(20 * time.Second):
+		t.Fatal("b never started")
+	}
+	path.Silence()
+	time.Sleep(3 * time.Second) // past DeadAfter: the node fences itself, cancelling b
+	path.Heal()
+	waitFor(t, 20*time.Second, "d ran for the fire b was cut short in", func() bool {
+		for _, d := range l.of("d") {
+			if d.fire.Equal(fire) {
+				return true
+			}
+		}
+		return false
+	})
+	c, err := NewClient(context.Background(), Config{DSN: dsn, Group: "dag-silent"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	xs, err := c.History(context.Background(), "b", HistoryFilter{Fire: fire})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fenced, succeeded int
+	for _, x := range xs {
+		switch x.Status {
+		case repository.ExecFenced:
+			fenced++
+			if !strings.Contains(x.Error, "cut off from the database") {
+				t.Errorf("fenced run's error %q; want it to say why", x.Error)
+			}
+		case repository.ExecSucceeded:
+			succeeded++
+		}
+	}
+	if fenced != 1 || succeeded != 1 {
+		t.Fatalf("b's runs of %s: %+v; want one fenced, one succeeded", fire, xs)
 	}
 }

@@ -357,14 +357,17 @@ func (p *Pool) DetachedOf(id repository.TaskID) int {
 
 // CancelAll cancels the context of every running job, detached ones
 // included.
-func (p *Pool) CancelAll() {
+func (p *Pool) CancelAll() { p.CancelAllCause(nil) }
+
+// CancelAllCause is CancelAll with cause as context.Cause reports it.
+func (p *Pool) CancelAllCause(cause error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for _, c := range p.running {
-		c.Stop()
+		c.StopWith(cause)
 	}
 	for _, cancel := range p.detached {
-		cancel(nil)
+		cancel(cause)
 	}
 }
 

@@ -85,6 +85,7 @@ func (n *Node) executeChain(ctx context.Context, c *claim.Claim) {
 	}
 	endRun(observe.RunResult{Status: o.status, Err: o.err})
 	o.execID, o.appendRun = exec.ID, appendRun
+	o.resume = o.resume || interruptedAgain(c, o)
 	n.finishFired(c, o)
 }
 
@@ -191,6 +192,13 @@ func (n *Node) runChild(ctx context.Context, ch *spec.Spec, scheduled time.Time,
 	runCtx, endRun := n.fired(ctx, ch, &c.Task, scheduled, n.dbNow(), "", repository.RunChain)
 	result := resultFor(ch)
 	status, began, ran, log, runErr := n.call(runCtx, ch, &c.Task, scheduled, batch, nil, result)
+	if status == repository.ExecFenced {
+		// Cut short by its node's silence: abandoned, as by a node's
+		// death, so that the chain's next run of the fire runs the step
+		// again (completed, below); the fire stays due (runChildren
+		// reports the chain interrupted).
+		status = repository.ExecAbandoned
+	}
 	if status == repository.ExecSucceeded {
 		n.recordResult(n.bg, ch.Name, exec.ID, result)
 	}

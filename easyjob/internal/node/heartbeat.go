@@ -1,6 +1,7 @@
 package node
 
 import (
+	"errors"
 	"context"
 	"time"
 
@@ -116,11 +117,12 @@ func (n *Node) watchSilence(ctx context.Context) {
 // fenceSelf voids every claim taken before now: the epoch moves on (so a
 // claim of the old epoch never fires, even if a timer or worker runs
 // before the drop below), queued and waiting claims are released and
-// running jobs' contexts are cancelled.
+// running jobs' contexts are cancelled (errSilenced: a run it cuts short
+// is recorded fenced and its fire stays due, as a dead node's).
 func (n *Node) fenceSelf(ctx context.Context, why string) {
 	n.claims.VoidAll()
 	n.log.Error().Str("dead_after", dur(n.cfg.DeadAfter)).Str("why", why).Msg("easyjob: dropping every claim: peers may have taken them")
-	n.pool.CancelAll()
+	n.pool.CancelAllCause(errSilenced)
 	idle := append(n.queue.Drain(), n.pool.DrainWaiting()...)
 	rctx, cancel := context.WithTimeout(ctx, n.cfg.HeartbeatInterval)
 	defer cancel()
@@ -158,3 +160,11 @@ func (n *Node) reconcile(ctx context.Context) error {
 	}
 	return nil
 }
+
+// errSilenced is the cause of the cancel of the jobs of a node silent
+// past the dead threshold (fenceSelf). A job that returns an error after
+// it ended as if its node had died: its run is recorded fenced and the
+// fire stays due (RecoverRerun), so it runs again (at least once), here
+// or on a peer, instead of ending failed and passing the fire (a DAG
+// step's subtree with it).
+var errSilenced = errors.New("its node was cut off from the database past the dead threshold")

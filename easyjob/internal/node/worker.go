@@ -77,8 +77,18 @@ func (n *Node) execute(ctx context.Context, c *claim.Claim) {
 	if o.status == repository.ExecSucceeded && !appendRun {
 		n.recordResult(n.bg, c.Spec.Name, exec.ID, o.result) // before the finish that makes the steps due
 	}
+	o.resume = interruptedAgain(c, o)
 	o.execID, o.appendRun = exec.ID, appendRun
 	n.finishFired(c, o)
+}
+
+// interruptedAgain reports whether the fire of run o, cut short by its
+// node's silence (errSilenced), stays due to run again: unless the task
+// skips interrupted fires (SkipInterrupted). Its finish then records the
+// run fenced (its node fenced itself) and hands the fire over, as a
+// peer's recovery would.
+func interruptedAgain(c *claim.Claim, o firedOutcome) bool {
+	return o.status == repository.ExecFenced && c.Spec.Opts.Recover != repository.RecoverSkip
 }
 
 // resultFor is the holder of a run's result when a DAG step follows task
@@ -220,6 +230,11 @@ func (n *Node) call(ctx context.Context, sp *spec.Spec, t *repository.Task, sche
 	}
 	oc := overlapOf(ctx)
 	switch {
+	case err != nil && errors.Is(context.Cause(ctx), errSilenced):
+		// Recorded apart (fenced rows are outside the start key), so a
+		// re-run of the fire on this node gets a row of its own.
+		status = repository.ExecFenced // interruptedAgain
+		err = fmt.Errorf("interrupted: %w: %w", errSilenced, err)
 	case err != nil && sp.Opts.Overlap == repository.OverlapTerminate && terminated(err):
 		status = repository.ExecCancelled
 	case err != nil && cancelOf(ctx) != nil:
