@@ -142,7 +142,11 @@ func TestBrowserDAG(t *testing.T) {
 	b.waitJS("the newest fire from the task page", `location.pathname.endsWith("/dag") && document.querySelectorAll("#dag-rows li").length === 10`)
 	b.phone("/dag?name=e&fire="+at, "/run?name=d&id="+strconv.FormatInt(dRun, 10))
 
-	res, err := http.Get(srv.URL + "/ops/api/v1/tasks/b/dag?fire=" + at)
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, srv.URL+"/ops/api/v1/tasks/b/dag?fire="+at, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -22,7 +22,7 @@ func TestWorkflowTwoProcesses(t *testing.T) {
 	}
 	dsn := pgtest.NewDatabase(t)
 	bin := filepath.Join(t.TempDir(), "workflow")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+	if out, err := exec.CommandContext(context.Background(), "go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
 		t.Fatalf("build: %v\n%s", err, out)
 	}
 	ctx, cancel := context.WithCancel(context.Background())

@@ -63,21 +63,8 @@ ORDER BY e.id`, seen, stepRunsWindow, a.Group, pgdialect.Array(names))
 		if err != nil {
 			return err
 		}
-		runs := map[string][]repository.StepRun{}
-		for rows.Next() {
-			var name, st string
-			var r repository.StepRun
-			if err := rows.Scan(&name, &r.ID, &r.ScheduledAt, &r.Attempt, &st); err != nil {
-				rows.Close()
-				return err
-			}
-			r.Status = repository.ExecStatus(st)
-			runs[name] = append(runs[name], r)
-		}
-		if err := rows.Close(); err != nil {
-			return err
-		}
-		if err := rows.Err(); err != nil {
+		runs, err := scanStepRuns(rows)
+		if err != nil {
 			return err
 		}
 		pick := repository.PickStepFire
@@ -147,4 +134,20 @@ WHERE t.id = ?`, int64(step))
 		return nil, fmt.Errorf("easyjob/postgres: parent results of task %d: %w", step, err)
 	}
 	return out, nil
+}
+
+// scanStepRuns reads AdvanceStep's parent runs by parent name.
+func scanStepRuns(rows *sql.Rows) (map[string][]repository.StepRun, error) {
+	defer rows.Close()
+	runs := map[string][]repository.StepRun{}
+	for rows.Next() {
+		var name, st string
+		var r repository.StepRun
+		if err := rows.Scan(&name, &r.ID, &r.ScheduledAt, &r.Attempt, &st); err != nil {
+			return nil, err
+		}
+		r.Status = repository.ExecStatus(st)
+		runs[name] = append(runs[name], r)
+	}
+	return runs, rows.Err()
 }

@@ -1,8 +1,8 @@
 package node
 
 import (
-	"errors"
 	"context"
+	"errors"
 	"time"
 
 	"github.com/easyjob-go/easyjob/easyjob/observe"
