@@ -213,9 +213,20 @@ func (res *chaosResult) classifyDuplicates(fires []fire) {
 
 // rerunCause names the fault that makes a second run of first's fire a
 // re-run of an interrupted fire: a kill or freeze of its node at most
-// interruptWindow after it started ("" when none does).
+// interruptWindow after it started, or a database outage that began
+// within interruptWindow of its start and before it ended (a node cut off
+// past the dead threshold cancels its jobs, and a run so cut short runs
+// again: README, Database outages) ("" when none does).
 func (res *chaosResult) rerunCause(first fire) (class, because string) {
 	for _, f := range res.Faults {
+		if slices.Contains(dbOutageKinds, f.Kind) && first.End != 0 {
+			// Started before the outage, or in it before its node knew
+			// (within the dead threshold), and ended in it.
+			if gap := f.At.UnixNano() - first.Start; gap >= -int64(interruptWindow) && gap <= int64(interruptWindow) && first.End >= f.At.UnixNano() {
+				return "rerun-after-" + f.Kind,
+					fmt.Sprintf("first run on %s still ran when the %s began (cut short by its node's silence)", res.procName(first.Proc), f.Kind)
+			}
+		}
 		if f.idx != first.Proc || !f.downsNode() {
 			continue
 		}

@@ -75,3 +75,29 @@ func TestFindLostSteps(t *testing.T) {
 		t.Fatalf("chain fires %d, lost %d: %+v", res.ChainFires, res.LostSteps, res.LostStepDetails)
 	}
 }
+
+// TestRerunAfterOutage: a run still going when a database outage began
+// (started before it, or in it before its node knew) that runs again is
+// an allowed re-run; one that ended before the outage began, or started
+// long before it, is a violation.
+func TestRerunAfterOutage(t *testing.T) {
+	base := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
+	at := func(s float64) int64 { return base.Add(time.Duration(s * float64(time.Second))).UnixNano() }
+	res := &chaosResult{procNames: []string{"p0.0", "p1.0"}}
+	res.Faults = []*fault{{Kind: "silent-path", At: base.Add(20 * time.Second), idx: -1}}
+	cases := []struct {
+		start, end float64
+		allowed    bool
+	}{
+		{19.5, 22, true},  // cut short by the silence
+		{21, 22.1, true},  // started in the silence before its node knew
+		{19, 19.8, false}, // ended before the outage: its re-run is a double
+		{10, 21, false},   // started long before
+	}
+	for _, c := range cases {
+		class, _ := res.rerunCause(fire{Task: "o", Start: at(c.start), End: at(c.end), Proc: 0})
+		if got := class != ""; got != c.allowed {
+			t.Errorf("run %.1f..%.1f: class %q; allowed %v, want %v", c.start, c.end, class, got, c.allowed)
+		}
+	}
+}
