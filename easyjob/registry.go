@@ -382,6 +382,15 @@ func dagCycle(byName map[string]*spec.Spec) error {
 		names = append(names, name)
 	}
 	sort.Strings(names)
+	if !slices.ContainsFunc(names, func(n string) bool { return byName[n].IsStep() }) {
+		return nil // no Parents edge: Parent cycles were refused already
+	}
+	chainKids := map[string][]string{}
+	for _, name := range names {
+		if p := byName[name].Parent; p != "" {
+			chainKids[p] = append(chainKids[p], name)
+		}
+	}
 	const (
 		unseen = iota
 		open
@@ -400,13 +409,7 @@ func dagCycle(byName map[string]*spec.Spec) error {
 		}
 		state[name] = open
 		path = append(path, name)
-		s := byName[name]
-		next := slices.Clone(s.Steps)
-		for _, c := range byName {
-			if c.Parent == name {
-				next = append(next, c.Name)
-			}
-		}
+		next := append(slices.Clone(byName[name].Steps), chainKids[name]...)
 		sort.Strings(next)
 		for _, c := range next {
 			if err := visit(c); err != nil {
