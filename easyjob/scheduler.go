@@ -20,6 +20,7 @@ type Scheduler struct {
 
 	mu      sync.Mutex
 	specs   []*taskSpec
+	names   map[string]bool // of specs: a duplicate is found without a scan
 	running bool
 
 	health runState // what Health reads (health.go)
@@ -55,11 +56,13 @@ func (s *Scheduler) add(spec *taskSpec) error {
 	if s.running {
 		return fmt.Errorf("%w: register %q before Run", ErrAlreadyRunning, spec.Name)
 	}
-	for _, other := range s.specs {
-		if other.Name == spec.Name && spec.err == nil {
-			spec.err = fmt.Errorf("%w: %q registered twice", ErrDuplicateTask, spec.Name)
-		}
+	if s.names[spec.Name] && spec.err == nil {
+		spec.err = fmt.Errorf("%w: %q registered twice", ErrDuplicateTask, spec.Name)
 	}
+	if s.names == nil {
+		s.names = map[string]bool{}
+	}
+	s.names[spec.Name] = true
 	s.specs = append(s.specs, spec)
 	return spec.err
 }
