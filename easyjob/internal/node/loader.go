@@ -53,15 +53,41 @@ func (n *Node) load(ctx context.Context) error {
 		}
 		refs, stolen, _ = n.pick(n.picker.liveView(), due, room)
 	}
-	return n.claim(ctx, refs, stolen)
+	won, err := n.claim(ctx, refs, stolen)
+	if err == nil && len(refs)-won > len(refs)/2 && len(refs) >= minConflictReload && n.claims.Len() < n.cfg.MaxClaims {
+		// Most were taken by peers, and there is room: load again at once
+		// for the due tasks left, not a poll later (they may fire first).
+		n.poke()
+	}
+	return err
 }
+
+// minConflictReload is the size of a claim whose loss makes the loader
+// load again at once: a few lost rows wait for the next pass.
+const minConflictReload = 100
 
 // pick keeps the due tasks this node claims (picker.claims): stolen
 // counts those taken past the steal threshold; rejected reports tasks left
 // for others that fire within a poll interval.
 func (n *Node) pick(live []repository.Node, due repository.Due, room int) (refs []repository.TaskRef, stolen int, rejected bool) {
 	view := n.picker.view(live)
-	for _, t := range due.Tasks {
+	// A node that cannot take every due task it may claim starts at its
+	// own share of the list (its place in the live view), so that peers
+	// reading the same list (a burst of one second's fires) claim
+	// different rows first instead of racing for the same ones and
+	// waiting a poll for the rest.
+	start := 0
+	if len(due.Tasks) > room && len(view) > 1 {
+		for i, nd := range view {
+			if nd.ID == n.picker.self {
+				start = i * len(due.Tasks) / len(view)
+			}
+		}
+		// Its share first; what peers leave is claimed on the next pass.
+		room = min(room, (len(due.Tasks)+len(view)-1)/len(view))
+	}
+	for k := range due.Tasks {
+		t := due.Tasks[(start+k)%len(due.Tasks)]
 		if len(refs) == room {
 			break
 		}
@@ -89,14 +115,14 @@ func (n *Node) loadEvery() time.Duration {
 }
 
 // claim claims refs (stolen of them past the steal threshold) in one
-// statement and queues what it won.
-func (n *Node) claim(ctx context.Context, refs []repository.TaskRef, stolen int) error {
+// statement and queues what it won; it returns how many it won.
+func (n *Node) claim(ctx context.Context, refs []repository.TaskRef, stolen int) (int, error) {
 	won, err := n.claimRefs(ctx, refs)
 	n.stats.conflicts.Add(int64(len(refs) - len(won)))
 	if err == nil && len(refs) > 0 {
 		n.observe(observe.Event{Kind: observe.EventClaim, Count: len(won), Lost: len(refs) - len(won), Stolen: min(stolen, len(won))})
 	}
-	return err
+	return len(won), err
 }
 
 // claimRefs claims refs in one statement, queues what it won for its fire

@@ -1,0 +1,47 @@
+package node
+
+import (
+	"testing"
+	"time"
+
+	"github.com/easyjob-go/easyjob/repository"
+	"github.com/easyjob-go/easyjob/strategy"
+)
+
+// TestPickShares: when more tasks are due than a node may claim (a burst
+// of one second's fires), each of three nodes on the default strategy
+// picks its own third of the list, so that their claims do not race for
+// the same rows; a node that may claim all of them picks all, in order.
+func TestPickShares(t *testing.T) {
+	strat, err := strategy.Lookup("default")
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
+	due := repository.Due{Now: now}
+	for i := range 30 {
+		due.Tasks = append(due.Tasks, repository.Task{ID: repository.TaskID(i + 1), Version: 1, NextStartTime: now.Add(time.Second)})
+	}
+	live := []repository.Node{{ID: 1}, {ID: 2}, {ID: 3}}
+	picked := map[repository.TaskID]repository.NodeID{}
+	for _, self := range []repository.NodeID{1, 2, 3} {
+		n := &Node{cfg: Config{PollInterval: time.Second}, picker: newPicker(strat, time.Minute, &recentCounter{})}
+		n.picker.self = self
+		refs, _, _ := n.pick(live, due, 20)
+		if len(refs) != 10 {
+			t.Fatalf("node %d picked %d of 30 with room for 20; want its share, 10", self, len(refs))
+		}
+		for _, r := range refs {
+			if other, dup := picked[r.ID]; dup {
+				t.Errorf("task %d picked by nodes %d and %d", r.ID, other, self)
+			}
+			picked[r.ID] = self
+		}
+	}
+	n := &Node{cfg: Config{PollInterval: time.Second}, picker: newPicker(strat, time.Minute, &recentCounter{})}
+	n.picker.self = 2
+	refs, _, _ := n.pick(live, due, 30)
+	if len(refs) != 30 || refs[0].ID != 1 {
+		t.Fatalf("with room for all: %d picked, first %d; want 30 from task 1", len(refs), refs[0].ID)
+	}
+}
