@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -501,5 +502,80 @@ func TestDAGSilenceRerunsStep(t *testing.T) {
 	}
 	if fenced != 1 || succeeded != 1 {
 		t.Fatalf("b's runs of %s: %+v; want one fenced, one succeeded", fire, xs)
+	}
+}
+
+// TestDAGStepGivenBack: a node whose only worker is busy gives the fires
+// of a parent and its DAG step back (no free worker within
+// StartDeadline) and, alone in its group, claims them again and runs them
+// once the worker is free. Each run is in the history as it ran (the
+// give-back once held the run's start key, so the run that followed on
+// the same node went unrecorded), and the step runs for every fire its
+// parent ran: none is lost.
+func TestDAGStepGivenBack(t *testing.T) {
+	t.Parallel()
+	for _, st := range []struct {
+		name  string
+		store func(t *testing.T) (repository.Store, string)
+	}{
+		{"memory", func(*testing.T) (repository.Store, string) { return memory.New(), "g" }},
+		{"postgres", func(t *testing.T) (repository.Store, string) { return pgStore(t) }},
+	} {
+		t.Run(st.name, func(t *testing.T) {
+			t.Parallel()
+			store, group := st.store(t)
+			var l dagLedger
+			var hogs atomic.Int32
+			reg := func(s *Scheduler) {
+				for _, err := range []error{
+					s.Register("p", "* * * * * *", l.job("p", nil)),
+					s.Register("q", "", l.job("q", nil), Parents("p")),
+					s.Register("hog", "* * * * * *", func(ctx context.Context) error {
+						if hogs.Add(1) <= 2 { // holds the only worker past a few fires
+							time.Sleep(1500 * time.Millisecond)
+						}
+						return nil
+					}),
+				} {
+					if err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			narrow := fastConfig(store, group)
+			narrow.Workers, narrow.StartDeadline = 1, 200*time.Millisecond
+			n := start(t, narrow, reg)
+			waitFor(t, 30*time.Second, "given-back fires, then q for 3 fires after them", func() bool {
+				return n.n.Stats().HandedOff > 0 && hogs.Load() > 3 && len(l.of("q")) >= 3
+			})
+			n.stop(t)
+			for _, name := range []string{"p", "q"} {
+				hist, err := store.History(context.Background(), group, name, repository.HistoryFilter{Limit: 1000})
+				if err != nil {
+					t.Fatal(err)
+				}
+				ok := map[time.Time]int{}
+				for _, x := range hist {
+					if x.Status == repository.ExecSucceeded {
+						ok[x.ScheduledAt.UTC()]++
+					}
+				}
+				for _, r := range l.of(name) {
+					if ok[r.fire] != 1 {
+						t.Errorf("%s ran for %s; history holds %d succeeded rows of that fire (%v)", name, r.fire.Format("15:04:05"), ok[r.fire], hist)
+					}
+				}
+			}
+			qs := map[time.Time]bool{}
+			for _, q := range l.of("q") {
+				qs[q.fire] = true
+			}
+			ps := l.of("p")
+			for _, p := range ps[:len(ps)-1] { // the last may have ended with the node
+				if !qs[p.fire] {
+					t.Errorf("p ran for %s, q never did", p.fire.Format("15:04:05"))
+				}
+			}
+		})
 	}
 }

@@ -218,6 +218,14 @@ type Finish struct {
 	// group's listeners are woken so the new owner claims it at once
 	// instead of at its next poll.
 	Handoff bool
+	// Withdraw marks a fire given back before its job began (no free
+	// worker within the start deadline, or its node stopping): the start
+	// record ExecutionID names, still open, is deleted rather than
+	// closed, and no row is appended (leave Run nil). A fire that did not
+	// run is no run: whichever node runs it later, this one included,
+	// records that run under the same start key. Status is ExecGoesOn, so
+	// the task's last outcome stays as it was.
+	Withdraw bool
 }
 
 // DueAt is when the row f writes is due: its next fire, or the next fire

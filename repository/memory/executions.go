@@ -3,6 +3,7 @@ package memory
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/easyjob-go/easyjob/repository"
@@ -147,6 +148,10 @@ func (s *Store) Finish(ctx context.Context, fs []repository.Finish) ([]repositor
 			out[i].Err = fmt.Errorf("easyjob: finish of task %d at version %d by node %d: %w",
 				f.Claim.ID, f.Claim.Version, f.Claim.NodeID, repository.ErrClaimLost)
 		}
+		if f.Withdraw { // a fire given back before its job began: no run
+			s.withdrawLocked(f.ExecutionID)
+			continue
+		}
 		status := f.Status
 		if t == nil {
 			status = repository.ExecFenced
@@ -174,6 +179,18 @@ func (s *Store) Finish(ctx context.Context, fs []repository.Finish) ([]repositor
 		s.notifyLocked(g)
 	}
 	return out, nil
+}
+
+// withdrawLocked deletes the open start record id of a fire given back
+// before its job began (Finish.Withdraw).
+func (s *Store) withdrawLocked(id int64) {
+	x := s.execs[id]
+	if x == nil || (x.Status != repository.ExecRunning && x.Status != repository.ExecAbandoned) {
+		return
+	}
+	delete(s.execs, id)
+	delete(s.logs, id)
+	s.execsByTask[x.TaskID] = slices.DeleteFunc(s.execsByTask[x.TaskID], func(xid int64) bool { return xid == id })
 }
 
 // finishTask writes one held finish to its row, in the contract's priority.

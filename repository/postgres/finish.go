@@ -25,6 +25,8 @@ import (
 //     and returns each one's ord, so a finish is known to have applied by
 //     its position, not by task id;
 //   - x closes each recorded execution, as 'fenced' when its fence failed;
+//     w deletes the start record of a fire given back before its job
+//     began (Finish.Withdraw), fenced or not: it was no run;
 //   - a appends the execution of a run that had no start record (a short
 //     run is written once, here: history is append-only on the hot path),
 //     'fenced' likewise, unless a row exists at its start key: a retry
@@ -65,10 +67,10 @@ const finishSQL = `WITH v AS (
   SELECT * FROM unnest(?::int[], ?::bigint[], ?::bigint[], ?::bigint[], ?::bigint[], ?::text[], ?::text[],
     ?::timestamptz[], ?::int[], ?::text[], ?::bool[], ?::bool[], ?::bool[],
     ?::bool[], ?::timestamptz[], ?::int[], ?::text[], ?::bigint[], ?::bigint[], ?::bigint[], ?::text[],
-    ?::bigint[], ?::text[], ?::bigint[], ?::bool[], ?::text[], ?::bool[], ?::timestamptz[], ?::bool[], ?::bigint[], ?::text[])
+    ?::bigint[], ?::text[], ?::bigint[], ?::bool[], ?::text[], ?::bool[], ?::timestamptz[], ?::bool[], ?::bigint[], ?::text[], ?::bool[])
     AS v(ord, id, version, node_id, exec_id, status, err, next, attempt, cron, done, keep, handoff,
       run, scheduled, run_attempt, misfire, parent, ran_us, started_us, run_kind,
-      revision, run_args, run_revision, pause, next_kind, backfilled, backfill_next, count_fire, run_batch, run_log)
+      revision, run_args, run_revision, pause, next_kind, backfilled, backfill_next, count_fire, run_batch, run_log, withdraw)
 ),
 l AS (
   SELECT v.*, ` + fenceHolds + ` AS held, c.paused AS was_paused
@@ -137,7 +139,13 @@ x AS (
     error = l.err,
     log = CASE WHEN l.run_log = '' THEN e.log ELSE l.run_log END
   FROM l
-  WHERE e.id = ANY(?::bigint[]) AND e.id = l.exec_id AND l.exec_id <> 0 AND l.status <> '' AND e.status IN ('running', 'abandoned')
+  WHERE e.id = ANY(?::bigint[]) AND e.id = l.exec_id AND l.exec_id <> 0 AND l.status <> '' AND NOT l.withdraw
+    AND e.status IN ('running', 'abandoned')
+  RETURNING e.id
+),
+w AS (
+  DELETE FROM easyjob_executions e USING l
+  WHERE e.id = ANY(?::bigint[]) AND e.id = l.exec_id AND l.withdraw AND e.status IN ('running', 'abandoned')
   RETURNING e.id
 ),
 a AS (
@@ -150,7 +158,7 @@ a AS (
     CASE WHEN l.started_us <> 0 THEN ` + measuredStart + ` ELSE statement_timestamp() - l.ran_us * interval '1 microsecond' END,
     CASE WHEN l.status = '' THEN NULL ELSE ` + measuredEnd + ` END, l.run_log
   FROM l
-  WHERE l.run AND l.exec_id = 0 AND (l.held OR l.status <> '') AND CASE WHEN l.held THEN NOT EXISTS (
+  WHERE l.run AND l.exec_id = 0 AND NOT l.withdraw AND (l.held OR l.status <> '') AND CASE WHEN l.held THEN NOT EXISTS (
       SELECT 1 FROM easyjob_executions o
       WHERE o.task_id = l.id AND o.node_id = l.node_id AND o.scheduled_at = l.scheduled AND o.attempt = greatest(l.run_attempt, 1)
         AND o.batch = l.run_batch AND o.status <> 'fenced')
@@ -171,7 +179,7 @@ r AS (
     args = coalesce(o.args, nullif(l.run_args, '')::jsonb),
     revision = CASE WHEN o.revision = 0 THEN l.run_revision ELSE o.revision END
   FROM l
-  WHERE l.run AND l.exec_id = 0 AND l.status <> ''
+  WHERE l.run AND l.exec_id = 0 AND l.status <> '' AND NOT l.withdraw
     AND o.task_id = l.id AND o.node_id = l.node_id AND o.scheduled_at = l.scheduled AND o.attempt = greatest(l.run_attempt, 1)
     AND o.batch = l.run_batch AND o.status IN ('running', 'abandoned')
   RETURNING o.id
@@ -246,6 +254,7 @@ func (s *Store) finish(ctx context.Context, fs []repository.Finish, query eachRo
 		c.backfilled = append(c.backfilled, f.Backfilled)
 		c.backfillNext = append(c.backfillNext, nullTimePtr(f.BackfillNext))
 		c.countFire = append(c.countFire, f.CountFire)
+		c.withdraw = append(c.withdraw, f.Withdraw)
 		run := f.ExecutionID == 0 && f.Run != nil
 		r := repository.Execution{ScheduledAt: time.Unix(0, 0)}
 		if run {
@@ -276,8 +285,8 @@ func (s *Store) finish(ctx context.Context, fs []repository.Finish, query eachRo
 	err := query(ctx, finishQuery, []any{
 		c.ord, c.id, c.version, c.node, c.exec, c.status, c.err, c.next, c.attempt, c.cron, c.done, c.keep, c.handoff,
 		c.run, c.scheduled, c.runAttempt, c.misfire, c.parent, c.ranUS, c.startedUS, c.kind,
-		c.revision, c.runArgs, c.runRevision, c.pause, c.nextKind, c.backfilled, c.backfillNext, c.countFire, c.runBatch, c.runLog,
-		c.id, c.exec,
+		c.revision, c.runArgs, c.runRevision, c.pause, c.nextKind, c.backfilled, c.backfillNext, c.countFire, c.runBatch, c.runLog, c.withdraw,
+		c.id, c.exec, c.exec,
 	}, append([]any{&ord}, r.dest()...), func() error {
 		t, ok, err := r.taskWith(&s.opts)
 		if err != nil {
@@ -311,7 +320,7 @@ type finishColumns struct {
 	next, backfillNext                     []*time.Time
 	scheduled                              []time.Time
 	done, keep, handoff, run, pause        []bool
-	backfilled, countFire                  []bool
+	backfilled, countFire, withdraw        []bool
 }
 
 // newFinishColumns sizes every column for n finishes: a batch is
@@ -328,7 +337,7 @@ func newFinishColumns(n int) finishColumns {
 		done: make([]bool, 0, n), keep: make([]bool, 0, n), handoff: make([]bool, 0, n), run: make([]bool, 0, n),
 		pause: make([]bool, 0, n), nextKind: make([]string, 0, n), backfillNext: make([]*time.Time, 0, n),
 		backfilled: make([]bool, 0, n), countFire: make([]bool, 0, n), runBatch: make([]int64, 0, n),
-		runLog: make([]string, 0, n),
+		runLog: make([]string, 0, n), withdraw: make([]bool, 0, n),
 	}
 }
 

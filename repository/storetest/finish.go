@@ -25,6 +25,44 @@ var finishCases = []testCase{
 	{"AfterRecover", testFinishAfterRecover},
 	{"Twice", testFinishTwice},
 	{"BatchMixed", testFinishBatchMixed},
+	{"Withdraw", testFinishWithdraw},
+}
+
+// testFinishWithdraw: a fire given back before its job began (Withdraw)
+// goes back pending at the same fire, its start record deleted and the
+// task's last outcome untouched; the same node claims it again and its
+// run is recorded under the same start key, once.
+func testFinishWithdraw(e *env) {
+	node := e.node("worker")
+	held := e.claimed("job", node.ID)
+	fire := held.NextStartTime
+	x, err := e.s.StartExecution(e.ctx, held.Claim(), repository.Execution{ScheduledAt: fire, Attempt: 1})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	got := e.finishHeld(repository.Finish{
+		Claim: held.Claim(), Revision: held.Revision, ExecutionID: x.ID, Status: repository.ExecGoesOn, Withdraw: true,
+		Next: fire, NextAttempt: 1, Cron: held.Cron, Handoff: true,
+	})
+	if got.Status != repository.TaskPending || !got.NextStartTime.Equal(fire) || got.NodeID != 0 || got.LastStatus != held.LastStatus {
+		e.t.Fatalf("after a withdraw: %+v; want pending at %s, unclaimed, last status %q", got, fire, held.LastStatus)
+	}
+	if h := e.history("job", repository.HistoryFilter{}); len(h) != 0 {
+		e.t.Fatalf("history after a withdraw: %+v; want none (the job never began)", h)
+	}
+	again := e.claim(node.ID, got)[0]
+	y, err := e.s.StartExecution(e.ctx, again.Claim(), repository.Execution{ScheduledAt: fire, Attempt: 1})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	if y.Status != repository.ExecRunning {
+		e.t.Fatalf("the run after a withdraw starts as %q; want running", y.Status)
+	}
+	e.finishHeld(keep(again, y.ID, repository.ExecSucceeded))
+	h := e.history("job", repository.HistoryFilter{})
+	if len(h) != 1 || h[0].Status != repository.ExecSucceeded || !h[0].ScheduledAt.Equal(fire) {
+		e.t.Fatalf("history: %+v; want the one succeeded run of %s", h, fire)
+	}
 }
 
 // fired is one fire of a fresh task finished under test.

@@ -102,24 +102,23 @@ func (n *Node) dispatch(now time.Time, due []*claim.Claim) (fired, back []*claim
 // dispatchChunk is how many due claims the boss fires per lock taken.
 const dispatchChunk = 64
 
-// giveBack closes a fired claim that found no free worker in time as
-// skipped and puts the task back to pending at the same fire time, waking
-// the peers, so one with a free worker runs it now.
+// giveBack puts a fired claim that found no free worker in time (or
+// whose node stops before it began) back to pending at the same fire
+// time, waking the peers, so one with a free worker runs it now. Its job
+// never began, so its start record is withdrawn rather than closed
+// (Finish.Withdraw): the history holds runs, and whichever node runs the
+// fire later, this one included, records its run under the same key.
 func (n *Node) giveBack(c *claim.Claim) {
-	exec, appendRun, err := c.Recorded(n.bg.Done(), nil)
+	exec, _, err := c.Recorded(n.bg.Done(), nil)
 	if err != nil {
 		n.claims.Drop(c)
 		return
 	}
 	next, kind, attempt := c.Row() // a backfill fire stays pending in its own column
 	f := repository.Finish{
-		Claim: c.Fence(), ExecutionID: exec.ID, Status: repository.ExecSkipped,
-		Error: "no free worker within the start deadline; fire given back to peers",
-		Next:  next, NextAttempt: max(attempt, 1), NextKind: kind, Cron: c.Task.Cron, Revision: c.Task.Revision,
+		Claim: c.Fence(), ExecutionID: exec.ID, Status: repository.ExecGoesOn, Withdraw: true,
+		Next: next, NextAttempt: max(attempt, 1), NextKind: kind, Cron: c.Task.Cron, Revision: c.Task.Revision,
 		Handoff: true,
-	}
-	if appendRun {
-		f.Run = c.RunRecord()
 	}
 	n.finishLater(c, func() repository.Finish { return f }, nil)
 }

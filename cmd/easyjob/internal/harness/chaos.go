@@ -38,6 +38,7 @@ type chaosOpts struct {
 	seed          uint64
 	quiet         bool
 	keep          bool
+	keepDB        bool // leave the scratch database in place (its name is printed)
 	logLevel      string
 	target        string
 	summaryFile   string // append the run's haSummary to this file as one JSON line
@@ -87,6 +88,7 @@ func (c *chaosCmd) flagSet() *flag.FlagSet {
 	c.output.addFlags(fs)
 	fs.BoolVar(&o.quiet, "quiet", false, "no progress line")
 	fs.BoolVar(&o.keep, "keep", false, "keep ledgers and logs even without findings")
+	fs.BoolVar(&o.keepDB, "keep-db", false, "leave the run's database in place for inspection (its name is printed)")
 	fs.StringVar(&o.target, "target", "busy", "which node a fault hits: busy (a random one among those that fired in the last 2s) or any")
 	fs.StringVar(&o.summaryFile, "summary-file", "", "append one JSON line {mode, faults, lost, doubled, resume_p99_s} to this file: the database faults, lost fires and chain steps, fires run twice against exactly-once, and the p99 of each task's first fire after the database (or pooler) accepted writes again (make chaos-ha)")
 	fs.StringVar(&o.logLevel, "log-level", "warn", "node log level (each process logs to its .log file)")

@@ -78,7 +78,11 @@ func runChaos(ctx context.Context, o chaosOpts) (_ *chaosResult, err error) {
 	if err != nil {
 		return nil, err
 	}
-	defer db.dropOnReturn(&err)
+	if o.keepDB {
+		fmt.Fprintf(os.Stderr, "easyjob chaos: --keep-db: the run's database is %s (drop it when done)\n", db.name)
+	} else {
+		defer db.dropOnReturn(&err)
+	}
 	dir, err := os.MkdirTemp("", "easyjob-chaos-")
 	if err != nil {
 		return nil, err

@@ -125,8 +125,8 @@ func Client(t *testing.T, cfg easyjob.Config) *easyjob.Client {
 type Key struct{ Task, Label string }
 
 // History is the execution history of some tasks, counted. Skipped
-// executions (fires given back or skipped by a misfire policy: no job
-// ran, so no fire was observed) are left out.
+// executions (fires skipped by a misfire policy: no job ran, so no fire
+// was observed) are left out.
 type History struct {
 	ByStatus    map[Key]int          // task, status
 	ByTrigger   map[Key]int          // task, trigger (as the runtime derives it)
