@@ -47,7 +47,7 @@ type StepAdvance struct {
 }
 
 // DagStore makes DAG steps due and passes results from parent runs to
-// child runs. There is no coordinator: whichever node finishes a parent's
+// child runs (a run's result is written by its finish: Finish.Result). There is no coordinator: whichever node finishes a parent's
 // run (or sweeps) asks, and the step's row lock orders the askers.
 type DagStore interface {
 	// AdvanceStep makes step s due when it waits (next_start_time is
@@ -62,8 +62,6 @@ type DagStore interface {
 	// last fire moves to the latest; none runs on resume). It reports
 	// the fire made due (zero when none).
 	AdvanceStep(ctx context.Context, s StepAdvance) (time.Time, error)
-	// RecordResult stores a run's result (JSON text) with its execution.
-	RecordResult(ctx context.Context, execution int64, result string) error
 	// ParentResults returns the results of the parent runs the step's
 	// current fire follows, by parent name ("" for a parent run without
 	// a result).

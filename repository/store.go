@@ -226,6 +226,11 @@ type Finish struct {
 	// records that run under the same start key. Status is ExecGoesOn, so
 	// the task's last outcome stays as it was.
 	Withdraw bool
+	// Result is the run's result (easyjob.SetResult, JSON text, at most
+	// MaxResultBytes), stored with its execution whichever way the row is
+	// written, in the same statement as the finish: a DAG step that the
+	// finish makes due always finds it. "" stores none.
+	Result string
 }
 
 // DueAt is when the row f writes is due: its next fire, or the next fire

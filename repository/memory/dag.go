@@ -79,18 +79,15 @@ func (s *Store) AdvanceStep(ctx context.Context, a repository.StepAdvance) (time
 // stepRunsWindow bounds the runs of each parent AdvanceStep weighs.
 const stepRunsWindow = 200
 
-// RecordResult stores a run's result.
-func (s *Store) RecordResult(ctx context.Context, execution int64, result string) error {
-	if err := s.begin(ctx); err != nil {
-		return err
+// keepResultLocked stores the result of run id (Finish.Result).
+func (s *Store) keepResultLocked(id int64, result string) {
+	if result == "" {
+		return
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	if s.dag.results == nil {
 		s.dag.results = map[int64]string{}
 	}
-	s.dag.results[execution] = result
-	return nil
+	s.dag.results[id] = result
 }
 
 // ParentResults returns the results of the parent runs the step's current

@@ -169,6 +169,7 @@ func (s *Store) Finish(ctx context.Context, fs []repository.Finish) ([]repositor
 		if x != nil && (x.Status == repository.ExecRunning || x.Status == repository.ExecAbandoned) {
 			x.Status, x.FinishedAt, x.Error = status, now, f.Error
 			s.setLogLocked(x.ID, f.Log)
+			s.keepResultLocked(x.ID, f.Result)
 			if !f.Started.IsZero() { // measured where the job ran (Finish.Started)
 				x.StartedAt = minTime(norm(f.Started), now)
 				x.FinishedAt = minTime(norm(f.Started.Add(f.Ran)), now)

@@ -102,14 +102,6 @@ WHERE id = ?`, f.UTC(), f.UTC(), string(inputs), id); err != nil {
 	return fire, nil
 }
 
-// RecordResult stores a run's result with its execution.
-func (s *Store) RecordResult(ctx context.Context, execution int64, result string) error {
-	if _, err := s.db.ExecContext(ctx, `UPDATE easyjob_executions SET result = ? WHERE id = ?`, cleanText(result), execution); err != nil {
-		return fmt.Errorf("easyjob/postgres: record the result of run %d: %w", execution, err)
-	}
-	return nil
-}
-
 // ParentResults reads the results of the parent runs the step's current
 // fire follows (its dag_inputs).
 func (s *Store) ParentResults(ctx context.Context, step repository.TaskID) (map[string]string, error) {

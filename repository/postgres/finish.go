@@ -67,10 +67,10 @@ const finishSQL = `WITH v AS (
   SELECT * FROM unnest(?::int[], ?::bigint[], ?::bigint[], ?::bigint[], ?::bigint[], ?::text[], ?::text[],
     ?::timestamptz[], ?::int[], ?::text[], ?::bool[], ?::bool[], ?::bool[],
     ?::bool[], ?::timestamptz[], ?::int[], ?::text[], ?::bigint[], ?::bigint[], ?::bigint[], ?::text[],
-    ?::bigint[], ?::text[], ?::bigint[], ?::bool[], ?::text[], ?::bool[], ?::timestamptz[], ?::bool[], ?::bigint[], ?::text[], ?::bool[])
+    ?::bigint[], ?::text[], ?::bigint[], ?::bool[], ?::text[], ?::bool[], ?::timestamptz[], ?::bool[], ?::bigint[], ?::text[], ?::bool[], ?::text[])
     AS v(ord, id, version, node_id, exec_id, status, err, next, attempt, cron, done, keep, handoff,
       run, scheduled, run_attempt, misfire, parent, ran_us, started_us, run_kind,
-      revision, run_args, run_revision, pause, next_kind, backfilled, backfill_next, count_fire, run_batch, run_log, withdraw)
+      revision, run_args, run_revision, pause, next_kind, backfilled, backfill_next, count_fire, run_batch, run_log, withdraw, result)
 ),
 l AS (
   SELECT v.*, ` + fenceHolds + ` AS held, c.paused AS was_paused
@@ -137,7 +137,8 @@ x AS (
     started_at = CASE WHEN l.started_us <> 0 THEN ` + measuredStart + ` ELSE e.started_at END,
     finished_at = ` + measuredEnd + `,
     error = l.err,
-    log = CASE WHEN l.run_log = '' THEN e.log ELSE l.run_log END
+    log = CASE WHEN l.run_log = '' THEN e.log ELSE l.run_log END,
+    result = coalesce(nullif(l.result, ''), e.result)
   FROM l
   WHERE e.id = ANY(?::bigint[]) AND e.id = l.exec_id AND l.exec_id <> 0 AND l.status <> '' AND NOT l.withdraw
     AND e.status IN ('running', 'abandoned')
@@ -151,12 +152,12 @@ w AS (
 a AS (
   INSERT INTO easyjob_executions
     (task_id, parent_execution_id, node_id, scheduled_at, attempt, misfire, kind, args, revision, batch,
-     status, error, started_at, finished_at, log)
+     status, error, started_at, finished_at, log, result)
   SELECT l.id, nullif(l.parent, 0), l.node_id, l.scheduled, greatest(l.run_attempt, 1), l.misfire, l.run_kind,
     nullif(l.run_args, '')::jsonb, l.run_revision, l.run_batch,
     CASE WHEN l.status = '' THEN 'running' WHEN l.held THEN l.status ELSE 'fenced' END, l.err,
     CASE WHEN l.started_us <> 0 THEN ` + measuredStart + ` ELSE statement_timestamp() - l.ran_us * interval '1 microsecond' END,
-    CASE WHEN l.status = '' THEN NULL ELSE ` + measuredEnd + ` END, l.run_log
+    CASE WHEN l.status = '' THEN NULL ELSE ` + measuredEnd + ` END, l.run_log, nullif(l.result, '')
   FROM l
   WHERE l.run AND l.exec_id = 0 AND NOT l.withdraw AND (l.held OR l.status <> '') AND CASE WHEN l.held THEN NOT EXISTS (
       SELECT 1 FROM easyjob_executions o
@@ -176,6 +177,7 @@ r AS (
     finished_at = ` + measuredEnd + `,
     error = l.err,
     log = CASE WHEN l.run_log = '' THEN o.log ELSE l.run_log END,
+    result = coalesce(nullif(l.result, ''), o.result),
     args = coalesce(o.args, nullif(l.run_args, '')::jsonb),
     revision = CASE WHEN o.revision = 0 THEN l.run_revision ELSE o.revision END
   FROM l
@@ -255,6 +257,7 @@ func (s *Store) finish(ctx context.Context, fs []repository.Finish, query eachRo
 		c.backfillNext = append(c.backfillNext, nullTimePtr(f.BackfillNext))
 		c.countFire = append(c.countFire, f.CountFire)
 		c.withdraw = append(c.withdraw, f.Withdraw)
+		c.result = append(c.result, cleanText(f.Result))
 		run := f.ExecutionID == 0 && f.Run != nil
 		r := repository.Execution{ScheduledAt: time.Unix(0, 0)}
 		if run {
@@ -285,7 +288,7 @@ func (s *Store) finish(ctx context.Context, fs []repository.Finish, query eachRo
 	err := query(ctx, finishQuery, []any{
 		c.ord, c.id, c.version, c.node, c.exec, c.status, c.err, c.next, c.attempt, c.cron, c.done, c.keep, c.handoff,
 		c.run, c.scheduled, c.runAttempt, c.misfire, c.parent, c.ranUS, c.startedUS, c.kind,
-		c.revision, c.runArgs, c.runRevision, c.pause, c.nextKind, c.backfilled, c.backfillNext, c.countFire, c.runBatch, c.runLog, c.withdraw,
+		c.revision, c.runArgs, c.runRevision, c.pause, c.nextKind, c.backfilled, c.backfillNext, c.countFire, c.runBatch, c.runLog, c.withdraw, c.result,
 		c.id, c.exec, c.exec,
 	}, append([]any{&ord}, r.dest()...), func() error {
 		t, ok, err := r.taskWith(&s.opts)
@@ -316,7 +319,7 @@ type finishColumns struct {
 	startedUS, revision, runRevision       []int64
 	runBatch                               []int64
 	status, err, cron, misfire, kind       []string
-	runArgs, nextKind, runLog              []string
+	runArgs, nextKind, runLog, result      []string
 	next, backfillNext                     []*time.Time
 	scheduled                              []time.Time
 	done, keep, handoff, run, pause        []bool
@@ -337,7 +340,7 @@ func newFinishColumns(n int) finishColumns {
 		done: make([]bool, 0, n), keep: make([]bool, 0, n), handoff: make([]bool, 0, n), run: make([]bool, 0, n),
 		pause: make([]bool, 0, n), nextKind: make([]string, 0, n), backfillNext: make([]*time.Time, 0, n),
 		backfilled: make([]bool, 0, n), countFire: make([]bool, 0, n), runBatch: make([]int64, 0, n),
-		runLog: make([]string, 0, n), withdraw: make([]bool, 0, n),
+		runLog: make([]string, 0, n), withdraw: make([]bool, 0, n), result: make([]string, 0, n),
 	}
 }
 

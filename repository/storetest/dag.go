@@ -9,7 +9,7 @@ import (
 
 // DAG steps (TaskOptions.Parents): AdvanceStep makes a waiting step due
 // for the earliest fire its parents completed, once, whoever asks; results
-// travel from parent runs to the step (RecordResult, ParentResults).
+// travel from parent runs to the step (Finish.Result, ParentResults).
 var dagCases = []testCase{
 	{"AdvanceAfterAllParents", testDagAdvanceAfterAll},
 	{"AdvanceOnceUnderRace", testDagAdvanceOnceUnderRace},
@@ -26,13 +26,8 @@ func (e *env) dagParentRun(p repository.Task, node repository.NodeID, fire time.
 	if err != nil {
 		e.t.Fatalf("StartExecution of %s: %v", p.Name, err)
 	}
-	if res != "" {
-		if err := e.s.RecordResult(e.ctx, x.ID, res); err != nil {
-			e.t.Fatalf("RecordResult: %v", err)
-		}
-	}
 	f := keep(p, x.ID, st)
-	f.Keep = false
+	f.Keep, f.Result = false, res
 	return e.finishHeld(f)
 }
 

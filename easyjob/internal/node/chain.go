@@ -71,7 +71,6 @@ func (n *Node) executeChain(ctx context.Context, c *claim.Claim) {
 		return
 	}
 	if succeeded {
-		n.recordResult(n.bg, c.Spec.Name, exec.ID, o.result)
 		o.resume = n.runChildren(runCtx, c.Spec, c.Task.NextStartTime, exec.ID, c.Batch(), prior.steps())
 		// Cut short by its overlap policy (the next fire came) or by an
 		// operator's cancel, the chain is not resumed: the next fire
@@ -200,9 +199,6 @@ func (n *Node) runChild(ctx context.Context, ch *spec.Spec, scheduled time.Time,
 		status = repository.ExecAbandoned
 	}
 	if status == repository.ExecSucceeded {
-		n.recordResult(n.bg, ch.Name, exec.ID, result)
-	}
-	if status == repository.ExecSucceeded {
 		interrupted = n.runChildren(runCtx, ch, scheduled, exec.ID, batch, step{})
 	}
 	endRun(observe.RunResult{Status: status, Err: runErr})
@@ -213,8 +209,12 @@ func (n *Node) runChild(ctx context.Context, ch *spec.Spec, scheduled time.Time,
 	res := n.finish(c, repository.Finish{
 		Claim: c.Fence(), ExecutionID: exec.ID, Status: status, Error: errText(runErr),
 		Next: next, NextAttempt: 1, Cron: c.Task.Cron, Revision: c.Task.Revision, Started: began, Ran: ran, Log: log,
+		Result: resultText(result, status),
 	})
 	n.children.set(ch.Name, res.Task) // zero when not applied: re-read next time
+	if res.Err == nil {
+		n.stepsAfter(ch) // the DAG steps after the step may be due now
+	}
 	if res.Err != nil && !errors.Is(res.Err, repository.ErrClaimLost) {
 		return true // its finish not written (the node stops): the next run sees it unfinished and runs it again
 	}

@@ -7,7 +7,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/easyjob-go/easyjob/easyjob/internal/schedule"
 	"github.com/easyjob-go/easyjob/easyjob/internal/spec"
 	"github.com/easyjob-go/easyjob/repository"
 )
@@ -138,24 +137,11 @@ func (n *Node) parentResults(task repository.TaskID) func(context.Context) (map[
 	}
 }
 
-// recordResult stores a run's result before its finish, so the steps its
-// finish makes due find it. It waits for the database if it is away, as
-// the finish after it does (a finish written without it would make the
-// steps due with a result missing); it gives up only when the node stops.
-func (n *Node) recordResult(ctx context.Context, task string, exec int64, result *[]byte) {
-	if result == nil || len(*result) == 0 || exec == 0 {
-		return
+// resultText is what a run's finish stores as its result
+// (Finish.Result): what its job gave SetResult, when it succeeded.
+func resultText(result *[]byte, status repository.ExecStatus) string {
+	if result == nil || status != repository.ExecSucceeded {
+		return ""
 	}
-	for attempt := 1; ; attempt++ {
-		err := n.store.RecordResult(ctx, exec, string(*result))
-		if err == nil {
-			return
-		}
-		wait := schedule.Backoff(attempt, 50*time.Millisecond, maxWriteRetry)
-		n.outage.fail("RecordResult", err, wait)
-		if !schedule.Sleep(ctx, wait) {
-			n.log.Warn().Err(err).Str("task", task).Int64("run", exec).Msg("easyjob: the run's result was not stored (the node stops); the steps after it see none")
-			return
-		}
-	}
+	return string(*result)
 }

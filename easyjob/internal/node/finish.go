@@ -204,6 +204,7 @@ func (l *laterFinish) build() repository.Finish {
 		o := l.fired
 		f = l.n.outcome(l.c, o.execID, o.status, o.err, l.c.Plan())
 		f.Started, f.Ran, f.Log = o.began, o.ran, o.log
+		f.Result = resultText(o.result, o.status)
 		if o.appendRun {
 			f.Run = l.c.RunRecord()
 		}

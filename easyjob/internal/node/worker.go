@@ -45,19 +45,6 @@ func (n *Node) execute(ctx context.Context, c *claim.Claim) {
 	o, _, endRun := n.runFire(ctx, c, c.Skips(), false)
 	exec, appendRun, err := c.Recorded(n.bg.Done(), n.pool) // the slot is for running jobs, not for waiting on writes
 	endRun(observe.RunResult{Status: o.status, Err: o.err})
-	if err == nil && appendRun && o.status == repository.ExecSucceeded && o.result != nil && len(*o.result) > 0 {
-		// A result is stored on the run's row, so the row is written now
-		// rather than with the finish (as a chain root's is).
-		x, rerr := n.recordRoot(c)
-		switch {
-		case rerr == nil:
-			exec, appendRun = x, false
-		case errors.Is(rerr, repository.ErrClaimLost):
-			// Appended as fenced by the finish below; a peer runs the fire.
-		default:
-			err = rerr
-		}
-	}
 	if err != nil {
 		if !errors.Is(err, repository.ErrClaimLost) || o.status == repository.ExecSkipped || o.tx != nil {
 			// Not recorded (the database away, or a run that did not
@@ -74,9 +61,7 @@ func (n *Node) execute(ctx context.Context, c *claim.Claim) {
 	// The outcome (next fire, keep or hand over) is worked out when the
 	// completer builds the finish, after the burst this fire started in;
 	// a kept claim's next fire is queued then (internal/claim: Successor).
-	if o.status == repository.ExecSucceeded && !appendRun {
-		n.recordResult(n.bg, c.Spec.Name, exec.ID, o.result) // before the finish that makes the steps due
-	}
+	// The run's result goes with it (the steps it makes due read it).
 	o.resume = interruptedAgain(c, o)
 	o.execID, o.appendRun = exec.ID, appendRun
 	n.finishFired(c, o)
@@ -125,7 +110,7 @@ type firedOutcome struct {
 	ran       time.Duration       // how long the job ran
 	resume    bool                // a chain cut short: the fire stays due, its next run resumes it
 	log       string              // the job's log (runlogs.go)
-	result    *[]byte             // the job's result (SetResult) when a DAG step follows it, else nil
+	result    *[]byte             // the job's result (SetResult) when a DAG step follows it, else nil; written by the finish
 	tx        repository.FinishTx // the job's transaction (InTx), committed by its finish
 }
 

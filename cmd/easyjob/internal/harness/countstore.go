@@ -79,7 +79,6 @@ const (
 	mStartBroadcast
 	mAbandonBroadcasts
 	mAdvanceStep
-	mRecordResult
 	mParentResults
 	mListen // not a round trip per call: one long-lived session
 	numMethods
@@ -95,7 +94,7 @@ var methodNames = [numMethods]string{
 	"CreateSchedules", "UpdateSchedule", "PublishHandlers", "Handlers", "Revisions",
 	"PutCalendar", "Calendars", "RemoveCalendar", "Backfill", "Cancel", "CancelsSince", "EndRun", "GroupSummaries", "WriteRunLogs", "RunLog",
 	"AlertRules", "PutAlertRule", "RemoveAlertRule", "OpenAlert", "ResolveAlert", "AlertEvents", "TakeAlert", "MarkAlertDelivered", "PruneAlerts",
-	"StartBroadcast", "AbandonBroadcasts", "AdvanceStep", "RecordResult", "ParentResults",
+	"StartBroadcast", "AbandonBroadcasts", "AdvanceStep", "ParentResults",
 	"Listen",
 }
 
