@@ -637,3 +637,42 @@ func TestDAGResultOfRunAhead(t *testing.T) {
 		}
 	}
 }
+
+// TestChainOfRunAhead: a chain root's finish is slow, so its next fire
+// runs before that finish is written, under a claim not yet confirmed;
+// the chain's step still runs for that fire.
+func TestChainOfRunAhead(t *testing.T) {
+	t.Parallel()
+	store := &slowFinishes{Store: memory.New(), delay: 1300 * time.Millisecond}
+	var l dagLedger
+	n := start(t, fastConfig(store, "g"), func(s *Scheduler) {
+		for _, err := range []error{
+			s.Register("root", "* * * * * *", l.job("root", nil)),
+			s.Register("child", "", l.job("child", nil), Parent("root")),
+		} {
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+	})
+	waitFor(t, 10*time.Second, "child ran once", func() bool { return len(l.of("child")) >= 1 })
+	root, err := store.Task(context.Background(), "g", "root")
+	if err != nil {
+		t.Fatal(err)
+	}
+	store.task.Store(int64(root.ID))
+	store.armed.Store(true)
+	waitFor(t, 15*time.Second, "child ran for 4 fires after the slow finish", func() bool {
+		return !store.armed.Load() && len(l.of("child")) >= 5
+	})
+	n.stop(t)
+	children := map[time.Time]bool{}
+	for _, c := range l.of("child") {
+		children[c.fire] = true
+	}
+	for _, r := range l.of("root") {
+		if !children[r.fire] {
+			t.Errorf("root ran for %s, its child did not", r.fire.Format("15:04:05"))
+		}
+	}
+}
