@@ -18,8 +18,9 @@ type runKey struct {
 }
 
 // recordedRuns reads the history of the run's group: every execution row
-// under its key, whatever its status (a fenced or abandoned row records
-// a run as much as a succeeded one).
+// that records a run under its key, whatever its outcome (a fenced or
+// abandoned row records a run as much as a succeeded one); a skipped row
+// records a fire that did not run.
 func recordedRuns(ctx context.Context, dsn, group string) (map[runKey]bool, error) {
 	qctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
@@ -29,7 +30,7 @@ func recordedRuns(ctx context.Context, dsn, group string) (map[runKey]bool, erro
 	}
 	defer conn.Close(context.Background())
 	rows, err := conn.Query(qctx, `SELECT t.name, e.scheduled_at, e.node_id
-FROM easyjob_executions e JOIN easyjob_tasks t ON t.id = e.task_id WHERE t.group_name = $1`, group)
+FROM easyjob_executions e JOIN easyjob_tasks t ON t.id = e.task_id WHERE t.group_name = $1 AND e.status <> 'skipped'`, group)
 	if err != nil {
 		return nil, fmt.Errorf("read the history: %w", err)
 	}
@@ -57,7 +58,8 @@ FROM easyjob_executions e JOIN easyjob_tasks t ON t.id = e.task_id WHERE t.group
 const killedBefore = 2 * time.Second
 
 // findUnrecorded checks that every run in the ledgers has its row in the
-// history (README: every run that happened is recorded). A run whose
+// history (README: every run that happened is recorded), a row that is a
+// run: a skipped row at its key (a fire given back) once hid a run. A run whose
 // process was SIGKILLed within killedBefore of its start could not write
 // one: those are counted apart.
 func (res *chaosResult) findUnrecorded(fires []fire, rows map[runKey]bool) {
