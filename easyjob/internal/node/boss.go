@@ -20,6 +20,9 @@ func (n *Node) boss(ctx context.Context) {
 		now := time.Now()
 		due, next := n.queue.PopDue(now)
 		fired, back := n.dispatch(now, due)
+		if len(fired) > 0 {
+			n.completer.quietAfterBurst(now, len(fired))
+		}
 		// The jobs are already running: their starts go in one batch.
 		n.starter.enqueue(fired)
 		if len(back) > 0 {

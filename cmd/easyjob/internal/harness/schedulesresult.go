@@ -86,7 +86,7 @@ func (r *schedulesResult) print(w io.Writer) {
 		fmtPerFire(c.ClientCPUMicros, 1), fmtPerFire(c.ServerCPUMicros, 1), fmtPerFire(c.WALBytes, 0)))
 	analyzed := "not analyzed after"
 	if c.AnalyzeSeconds > 0 {
-		analyzed = fmt.Sprintf("ANALYZE after: %.1fs", c.AnalyzeSeconds)
+		analyzed = fmt.Sprintf("ANALYZE and CHECKPOINT after: %.1fs", c.AnalyzeSeconds)
 	}
 	tb.add("statistics", fmt.Sprintf("%s  (server autovacuum %s)", analyzed, c.Autovacuum))
 	tb.add("node peak rss", mib(r.MaxNodeRSS)+"  (largest node)")
