@@ -676,3 +676,47 @@ func TestChainOfRunAhead(t *testing.T) {
 		}
 	}
 }
+
+// TestChainStepHeldElsewhere: a chain's step row is held by a node that
+// is gone (as when the node that ran the chain was cut off with the step
+// claimed, and a peer resumes the fire); the root's run waits for the
+// row to be recovered and runs the step for its fire instead of skipping
+// it.
+func TestChainStepHeldElsewhere(t *testing.T) {
+	t.Parallel()
+	store := memory.New()
+	var l dagLedger
+	var hijack sync.Once
+	gone := repository.NodeID(999)
+	n := start(t, fastConfig(store, "g"), func(s *Scheduler) {
+		for _, err := range []error{
+			s.Register("root", "* * * * * *", func(ctx context.Context) error {
+				hijack.Do(func() { // the step's row, claimed by a node with no row (dead)
+					row, err := store.Task(ctx, "g", "child")
+					if err == nil {
+						_, err = store.Claim(ctx, gone, []repository.TaskRef{row.Ref()})
+					}
+					if err != nil {
+						t.Error(err)
+					}
+				})
+				return l.job("root", nil)(ctx)
+			}),
+			s.Register("child", "", l.job("child", nil), Parent("root")),
+		} {
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+	})
+	waitFor(t, 15*time.Second, "root ran 3 times", func() bool { return len(l.of("root")) >= 3 })
+	waitFor(t, 5*time.Second, "child ran for the root's first 3 fires", func() bool { return len(l.of("child")) >= 3 })
+	n.stop(t)
+	children := map[time.Time]bool{}
+	for _, c := range l.of("child") {
+		children[c.fire] = true
+	}
+	if first := l.of("root")[0]; !children[first.fire] {
+		t.Errorf("the root ran for %s with its step's row held by a gone node; the step did not run for that fire", first.fire.Format("15:04:05"))
+	}
+}

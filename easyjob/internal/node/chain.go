@@ -225,7 +225,8 @@ func (n *Node) runChild(ctx context.Context, ch *spec.Spec, scheduled time.Time,
 // re-reading the row once when that is stale. The claim is in the claim
 // set before reconcile may look at it. It returns nil and no error when
 // the row cannot be claimed (not pending, or moved twice meanwhile), and
-// the error of a read or claim the database did not answer.
+// the error of a read or claim the database did not answer. A row another
+// node holds is waited for (childHeld) first.
 func (n *Node) claimChild(ctx context.Context, ch *spec.Spec) (*claim.Claim, error) {
 	for attempt := 0; attempt < 2; attempt++ {
 		row := n.children.get(ch.Name)
@@ -233,6 +234,11 @@ func (n *Node) claimChild(ctx context.Context, ch *spec.Spec) (*claim.Claim, err
 			var err error
 			if row, err = n.store.Task(ctx, n.cfg.Group, ch.Name); err != nil {
 				return nil, fmt.Errorf("read chain step %q: %w", ch.Name, err)
+			}
+			if row.Status == repository.TaskDoing {
+				if row, err = n.childHeld(ctx, ch.Name); err != nil {
+					return nil, err
+				}
 			}
 		}
 		if row.Status != repository.TaskPending {
@@ -254,6 +260,35 @@ func (n *Node) claimChild(ctx context.Context, ch *spec.Spec) (*claim.Claim, err
 	}
 	return nil, nil
 }
+
+// childHeld waits for the row of chain step name, held by a node: the
+// node that ran the chain before (a resumed fire: it was cut off while
+// the step was claimed, and releases the row, or its peers recover it,
+// within DeadAfter and a recovery pass) or one running the step now.
+// Skipping it would lose the step for this fire. It returns the row once
+// no node holds it, and an error when it is still held after that time
+// (the chain is interrupted: the fire stays due).
+func (n *Node) childHeld(ctx context.Context, name string) (repository.Task, error) {
+	deadline := time.Now().Add(n.cfg.DeadAfter + 2*n.cfg.RecoverInterval)
+	for {
+		if !schedule.Sleep(ctx, childHeldPoll) {
+			return repository.Task{}, fmt.Errorf("chain step %q held by another node: %w", name, ctx.Err())
+		}
+		row, err := n.store.Task(ctx, n.cfg.Group, name)
+		if err != nil {
+			return row, fmt.Errorf("read chain step %q: %w", name, err)
+		}
+		if row.Status != repository.TaskDoing {
+			return row, nil
+		}
+		if time.Now().After(deadline) {
+			return row, fmt.Errorf("chain step %q still held by node %d", name, row.NodeID)
+		}
+	}
+}
+
+// childHeldPoll is how often childHeld reads the held step's row.
+const childHeldPoll = 250 * time.Millisecond
 
 // claimRow claims one child row and holds it, under the claim gate; nil
 // when a peer or an operator moved the row first.
