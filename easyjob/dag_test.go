@@ -598,36 +598,45 @@ func (s *slowFinishes) Finish(ctx context.Context, fs []repository.Finish) ([]re
 	return s.Store.Finish(ctx, fs)
 }
 
-// TestDAGResultOfRunAhead: a parent's finish is slow, so its next fire
-// runs before that finish is written, under a claim not yet confirmed
-// (internal/claim: Successor); the result of that run still reaches the
-// step after it (it once went missing: the run's row was written by its
-// finish, without the result).
-func TestDAGResultOfRunAhead(t *testing.T) {
-	t.Parallel()
+// runAhead runs parent (every second) and step after it (opt: Parents
+// or Parent) on one node, makes one finish of parent slow once step ran,
+// so parent's next fire runs before that finish is written, under a
+// claim not yet confirmed (internal/claim: Successor), and returns the
+// ledger once step ran for 4 fires more.
+func runAhead(t *testing.T, parent, step string, opt Option) *dagLedger {
+	t.Helper()
 	store := &slowFinishes{Store: memory.New(), delay: 1300 * time.Millisecond}
-	var l dagLedger
+	l := &dagLedger{}
 	n := start(t, fastConfig(store, "g"), func(s *Scheduler) {
 		for _, err := range []error{
-			s.Register("p", "* * * * * *", l.job("p", nil)),
-			s.Register("q", "", l.job("q", nil), Parents("p")),
+			s.Register(parent, "* * * * * *", l.job(parent, nil)),
+			s.Register(step, "", l.job(step, nil), opt),
 		} {
 			if err != nil {
 				t.Fatal(err)
 			}
 		}
 	})
-	waitFor(t, 10*time.Second, "q ran once", func() bool { return len(l.of("q")) >= 1 })
-	p, err := store.Task(context.Background(), "g", "p")
+	waitFor(t, 10*time.Second, step+" ran once", func() bool { return len(l.of(step)) >= 1 })
+	p, err := store.Task(context.Background(), "g", parent)
 	if err != nil {
 		t.Fatal(err)
 	}
 	store.task.Store(int64(p.ID))
 	store.armed.Store(true)
-	waitFor(t, 15*time.Second, "q ran for 4 fires after the slow finish", func() bool {
-		return !store.armed.Load() && len(l.of("q")) >= 5
+	waitFor(t, 15*time.Second, step+" ran for 4 fires after the slow finish", func() bool {
+		return !store.armed.Load() && len(l.of(step)) >= 5
 	})
 	n.stop(t)
+	return l
+}
+
+// TestDAGResultOfRunAhead: the result of a parent's run ahead of its
+// predecessor's slow finish still reaches the step after it (it once went
+// missing: the run's row was written by its finish, without the result).
+func TestDAGResultOfRunAhead(t *testing.T) {
+	t.Parallel()
+	l := runAhead(t, "p", "q", Parents("p"))
 	for _, q := range l.of("q") {
 		var got struct {
 			Fire time.Time `json:"fire"`
@@ -638,34 +647,11 @@ func TestDAGResultOfRunAhead(t *testing.T) {
 	}
 }
 
-// TestChainOfRunAhead: a chain root's finish is slow, so its next fire
-// runs before that finish is written, under a claim not yet confirmed;
-// the chain's step still runs for that fire.
+// TestChainOfRunAhead: a chain's step runs for a root fire that ran ahead
+// of its predecessor's slow finish.
 func TestChainOfRunAhead(t *testing.T) {
 	t.Parallel()
-	store := &slowFinishes{Store: memory.New(), delay: 1300 * time.Millisecond}
-	var l dagLedger
-	n := start(t, fastConfig(store, "g"), func(s *Scheduler) {
-		for _, err := range []error{
-			s.Register("root", "* * * * * *", l.job("root", nil)),
-			s.Register("child", "", l.job("child", nil), Parent("root")),
-		} {
-			if err != nil {
-				t.Fatal(err)
-			}
-		}
-	})
-	waitFor(t, 10*time.Second, "child ran once", func() bool { return len(l.of("child")) >= 1 })
-	root, err := store.Task(context.Background(), "g", "root")
-	if err != nil {
-		t.Fatal(err)
-	}
-	store.task.Store(int64(root.ID))
-	store.armed.Store(true)
-	waitFor(t, 15*time.Second, "child ran for 4 fires after the slow finish", func() bool {
-		return !store.armed.Load() && len(l.of("child")) >= 5
-	})
-	n.stop(t)
+	l := runAhead(t, "root", "child", Parent("root"))
 	children := map[time.Time]bool{}
 	for _, c := range l.of("child") {
 		children[c.fire] = true
