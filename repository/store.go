@@ -224,7 +224,9 @@ type Finish struct {
 	// closed, and no row is appended (leave Run nil). A fire that did not
 	// run is no run: whichever node runs it later, this one included,
 	// records that run under the same start key. Status is ExecGoesOn, so
-	// the task's last outcome stays as it was.
+	// the task's last outcome stays as it was. When the fence fails, the
+	// record is deleted only if recovery marked it abandoned: a running
+	// one was reopened since by the same node's run of that fire.
 	Withdraw bool
 	// Result is the run's result (easyjob.SetResult, JSON text, at most
 	// MaxResultBytes), stored with its execution whichever way the row is

@@ -149,7 +149,7 @@ func (s *Store) Finish(ctx context.Context, fs []repository.Finish) ([]repositor
 				f.Claim.ID, f.Claim.Version, f.Claim.NodeID, repository.ErrClaimLost)
 		}
 		if f.Withdraw { // a fire given back before its job began: no run
-			s.withdrawLocked(f.ExecutionID)
+			s.withdrawLocked(f.ExecutionID, t != nil)
 			continue
 		}
 		status := f.Status
@@ -183,10 +183,12 @@ func (s *Store) Finish(ctx context.Context, fs []repository.Finish) ([]repositor
 }
 
 // withdrawLocked deletes the open start record id of a fire given back
-// before its job began (Finish.Withdraw).
-func (s *Store) withdrawLocked(id int64) {
+// before its job began (Finish.Withdraw). A fenced withdrawal (held
+// false) deletes only a record recovery marked abandoned: a running one
+// was reopened since by a run of the same fire and is that run's.
+func (s *Store) withdrawLocked(id int64, held bool) {
 	x := s.execs[id]
-	if x == nil || (x.Status != repository.ExecRunning && x.Status != repository.ExecAbandoned) {
+	if x == nil || (x.Status != repository.ExecAbandoned && (!held || x.Status != repository.ExecRunning)) {
 		return
 	}
 	delete(s.execs, id)

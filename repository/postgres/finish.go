@@ -26,7 +26,9 @@ import (
 //     its position, not by task id;
 //   - x closes each recorded execution, as 'fenced' when its fence failed;
 //     w deletes the start record of a fire given back before its job
-//     began (Finish.Withdraw), fenced or not: it was no run;
+//     began (Finish.Withdraw): it was no run. A fenced one deletes it
+//     only while recovery's 'abandoned' mark is on it: a 'running' row
+//     is a run the same node made of that fire since, reopening it;
 //   - a appends the execution of a run that had no start record (a short
 //     run is written once, here: history is append-only on the hot path),
 //     'fenced' likewise, unless a row exists at its start key: a retry
@@ -146,7 +148,8 @@ x AS (
 ),
 w AS (
   DELETE FROM easyjob_executions e USING l
-  WHERE e.id = ANY(?::bigint[]) AND e.id = l.exec_id AND l.withdraw AND e.status IN ('running', 'abandoned')
+  WHERE e.id = ANY(?::bigint[]) AND e.id = l.exec_id AND l.withdraw
+    AND CASE WHEN l.held THEN e.status IN ('running', 'abandoned') ELSE e.status = 'abandoned' END
   RETURNING e.id
 ),
 a AS (

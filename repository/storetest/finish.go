@@ -26,6 +26,7 @@ var finishCases = []testCase{
 	{"Twice", testFinishTwice},
 	{"BatchMixed", testFinishBatchMixed},
 	{"Withdraw", testFinishWithdraw},
+	{"WithdrawFenced", testFinishWithdrawFenced},
 }
 
 // testFinishWithdraw: a fire given back before its job began (Withdraw)
@@ -62,6 +63,62 @@ func testFinishWithdraw(e *env) {
 	h := e.history("job", repository.HistoryFilter{})
 	if len(h) != 1 || h[0].Status != repository.ExecSucceeded || !h[0].ScheduledAt.Equal(fire) {
 		e.t.Fatalf("history: %+v; want the one succeeded run of %s", h, fire)
+	}
+}
+
+// testFinishWithdrawFenced: a give-back written late, after its node was
+// recovered, deletes the abandoned start record (the fire never ran), but
+// not a record the same node reopened meanwhile for the run it made of
+// that fire: the row then belongs to that run.
+func testFinishWithdrawFenced(e *env) {
+	node := e.node("worker")
+	withdraw := func(held repository.Task, x int64) {
+		res := e.finish(repository.Finish{
+			Claim: held.Claim(), Revision: held.Revision, ExecutionID: x, Status: repository.ExecGoesOn, Withdraw: true,
+			Next: held.NextStartTime, NextAttempt: 1, Cron: held.Cron, Handoff: true,
+		})[0]
+		e.wantErr("a withdraw after recovery", res.Err, repository.ErrClaimLost, "")
+	}
+	start := func(held repository.Task) repository.Execution {
+		x, err := e.s.StartExecution(e.ctx, held.Claim(), repository.Execution{ScheduledAt: held.NextStartTime, Attempt: 1})
+		if err != nil {
+			e.t.Fatal(err)
+		}
+		return x
+	}
+	recovered := func(held repository.Task) repository.Task {
+		if err := e.recover(repository.Recovery{Ref: held.Ref(), DeadNode: node.ID}); err != nil {
+			e.t.Fatal(err)
+		}
+		return e.task(held.Name)
+	}
+
+	// Recovered, not reopened: the late withdrawal deletes the record.
+	held := e.claimed("gone", node.ID)
+	x := start(held)
+	recovered(held)
+	withdraw(held, x.ID)
+	if h := e.history("gone", repository.HistoryFilter{}); len(h) != 0 {
+		e.t.Fatalf("history after a late withdraw: %+v; want none (the fire never ran)", h)
+	}
+
+	// Recovered, then claimed again and its record reopened by the same
+	// node: the late withdrawal leaves the run's record alone.
+	held = e.claimed("job", node.ID)
+	x = start(held)
+	again := e.claim(node.ID, recovered(held))[0]
+	y := start(again)
+	if y.ID != x.ID || y.Status != repository.ExecRunning {
+		e.t.Fatalf("the run after recovery started %+v; want record %d reopened as running", y, x.ID)
+	}
+	withdraw(held, x.ID)
+	if got := e.exec("job", x.ID); got.Status != repository.ExecRunning {
+		e.t.Fatalf("the reopened record after a late withdraw: %s; want running", got.Status)
+	}
+	e.finishHeld(keep(again, y.ID, repository.ExecSucceeded))
+	h := e.history("job", repository.HistoryFilter{})
+	if len(h) != 1 || h[0].Status != repository.ExecSucceeded {
+		e.t.Fatalf("history: %+v; want the one succeeded run", h)
 	}
 }
 
