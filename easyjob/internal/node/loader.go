@@ -104,12 +104,17 @@ func (n *Node) pick(live []repository.Node, due repository.Due, room int) (refs 
 }
 
 // loadEvery is the loader's wait after a pass. When nothing at all was due
-// within the fetch window, the next pass can wait until just before the
-// window could miss a fire (wake-ups still come at once by notification):
-// an idle node costs a fraction of a query per second.
+// within the fetch window, the next pass can wait half the window
+// (wake-ups still come at once by notification): an idle node costs a
+// fraction of a query per second, and a task that enters the window
+// meanwhile is found at least half the window before it fires. Waiting
+// until just before the window could miss a fire left one poll interval
+// ahead of it, less than loading and claiming a burst of tens of
+// thousands of one-offs takes on a busy database: whole nodes fired their
+// share of the burst up to a second late.
 func (n *Node) loadEvery() time.Duration {
 	if n.idle.Load() {
-		return max(n.cfg.PollInterval, n.cfg.FetchWindow-n.cfg.PollInterval)
+		return max(n.cfg.PollInterval, n.cfg.FetchWindow/2)
 	}
 	return n.cfg.PollInterval
 }

@@ -45,3 +45,27 @@ func TestPickShares(t *testing.T) {
 		t.Fatalf("with room for all: %d picked, first %d; want 30 from task 1", len(refs), refs[0].ID)
 	}
 }
+
+// TestLoadEveryIdle: an idle node's next pass comes early enough that a
+// task entering the fetch window meanwhile is found at least half the
+// window before it fires; a busy node's comes every poll interval.
+func TestLoadEveryIdle(t *testing.T) {
+	for _, c := range []struct{ poll, window, idle time.Duration }{
+		{time.Second, 5 * time.Second, 2500 * time.Millisecond},
+		{time.Second, 1500 * time.Millisecond, time.Second},
+		{100 * time.Millisecond, 10 * time.Second, 5 * time.Second},
+	} {
+		n := &Node{cfg: Config{PollInterval: c.poll, FetchWindow: c.window}}
+		if got := n.loadEvery(); got != c.poll {
+			t.Errorf("busy, poll %v window %v: next pass in %v; want %v", c.poll, c.window, got, c.poll)
+		}
+		n.idle.Store(true)
+		got := n.loadEvery()
+		if got != c.idle {
+			t.Errorf("idle, poll %v window %v: next pass in %v; want %v", c.poll, c.window, got, c.idle)
+		}
+		if ahead := c.window - got; ahead < c.window/2 && got != c.poll {
+			t.Errorf("idle, poll %v window %v: a task entering the window is found %v before it fires; want at least half the window", c.poll, c.window, ahead)
+		}
+	}
+}
