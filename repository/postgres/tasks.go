@@ -41,12 +41,17 @@ LEFT JOIN LATERAL (
 	}
 	defer rows.Close()
 	var due repository.Due
+	// One scan buffer and one options memo for every row, as scanTasks:
+	// a pass of a burst's schedules reads thousands of rows sharing a few
+	// option sets.
+	var r taskScan
+	var memo optionsMemo
+	dest := append([]any{&due.Now}, r.dest()...)
 	for rows.Next() {
-		var r taskScan
-		if err := rows.Scan(append([]any{&due.Now}, r.dest()...)...); err != nil {
+		if err := rows.Scan(dest...); err != nil {
 			return repository.Due{}, fmt.Errorf("easyjob/postgres: due tasks of %q: %w", q.Group, err)
 		}
-		t, ok, err := r.task()
+		t, ok, err := r.taskWith(&memo)
 		if err != nil {
 			return repository.Due{}, err
 		}
