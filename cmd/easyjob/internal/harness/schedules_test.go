@@ -119,10 +119,10 @@ func TestAnalyzeBurst(t *testing.T) {
 	at := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
 	ns := func(d time.Duration) int64 { return at.Add(d).UnixNano() }
 	fires := []fire{
-		{Task: "b00000", Sched: ns(0), Start: ns(2 * time.Millisecond)},
-		{Task: "b00001", Sched: ns(0), Start: ns(40 * time.Millisecond)},
-		{Task: "b00001", Sched: ns(0), Start: ns(900 * time.Millisecond)}, // a second run: a duplicate, not a lag
-		{Task: "b00002", Sched: ns(time.Second), Start: ns(1100 * time.Millisecond)},
+		{Task: "b00000", Sched: ns(0), Start: ns(2 * time.Millisecond), Node: 2},
+		{Task: "b00001", Sched: ns(0), Start: ns(40 * time.Millisecond), Node: 1},
+		{Task: "b00001", Sched: ns(0), Start: ns(900 * time.Millisecond), Node: 2}, // a second run: a duplicate, not a lag
+		{Task: "b00002", Sched: ns(time.Second), Start: ns(1100 * time.Millisecond), Node: 2},
 		{Task: "t00000", Sched: ns(0), Start: ns(5 * time.Second)}, // not the burst's
 	}
 	r := analyzeBurst(fires, isBurst, at, 4)
@@ -131,6 +131,10 @@ func TestAnalyzeBurst(t *testing.T) {
 	}
 	if r.Lag.N != 3 || r.Lag.P50 != 40 || r.Lag.Max != 1100 || r.Lag.Min != 2 || r.SpreadMS != 1098 {
 		t.Fatalf("lag %+v spread %v", r.Lag, r.SpreadMS)
+	}
+	if len(r.ByNode) != 2 || r.ByNode[0].Node != 1 || r.ByNode[0].Lag.N != 1 || r.ByNode[0].Lag.Max != 40 ||
+		r.ByNode[1].Node != 2 || r.ByNode[1].Lag.N != 2 || r.ByNode[1].Lag.Max != 1100 {
+		t.Fatalf("by node %+v; want node 1: the one first run at 40ms, node 2: two, the latest at 1100ms", r.ByNode)
 	}
 	if e := analyzeBurst(nil, isBurst, at, 2); e.Missed != 2 || e.Lag.N != 0 || e.SpreadMS != 0 {
 		t.Fatalf("no fire: %+v", e)

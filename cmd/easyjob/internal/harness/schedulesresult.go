@@ -101,6 +101,9 @@ func (r *schedulesResult) print(w io.Writer) {
 		tb.add("burst second", fmt.Sprintf("%s UTC (%.1fs into the measured window): %d of %d ran, %d missed%s",
 			b.At.UTC().Format(time.TimeOnly), b.IntoWindow, b.Fired, b.Expected, b.Missed, other))
 		tb.add("burst start lag", fmt.Sprintf("%s  (first to last start %s)", b.Lag, fmtMS(b.SpreadMS)))
+		for _, n := range b.ByNode {
+			tb.add(fmt.Sprintf("  node %d", n.Node), n.Lag.String())
+		}
 	}
 	if l := r.Lists; l != nil {
 		med := func(x latency) string { return fmt.Sprintf("%s (max %s)", fmtMS(x.P50), fmtMS(x.Max)) }
