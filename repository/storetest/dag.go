@@ -31,6 +31,14 @@ func (e *env) dagParentRun(p repository.Task, node repository.NodeID, fire time.
 	return e.finishHeld(f)
 }
 
+// fireAfterSteps is a fire time on a whole second after the store's now,
+// so after the creation of every step made so far: a step follows only
+// the fires after it was created. A fire taken before a slow creation
+// (through a pooler) could fall before it.
+func (e *env) fireAfterSteps() time.Time {
+	return e.now().Add(time.Second).Truncate(time.Second)
+}
+
 // dagStep inserts a waiting step after parents and returns it and the
 // advance that asks for it.
 func (e *env) dagStep(name string, parents ...string) (repository.Task, repository.StepAdvance) {
@@ -49,10 +57,9 @@ func (e *env) dagStep(name string, parents ...string) (repository.Task, reposito
 // ask with nothing new changes nothing.
 func testDagAdvanceAfterAll(e *env) {
 	n := e.node("n")
-	now := e.now()
 	b, c := e.pending("b"), e.pending("c")
 	step, adv := e.dagStep("d", "b", "c")
-	fire := now.Add(time.Second).Truncate(time.Second)
+	fire := e.fireAfterSteps()
 	e.dagParentRun(b, n.ID, fire, repository.ExecSucceeded, `{"rows":1}`)
 	if f, err := e.s.AdvanceStep(e.ctx, adv); err != nil || !f.IsZero() {
 		e.t.Fatalf("AdvanceStep with one parent done: %v, %v; want nothing", f, err)
@@ -82,9 +89,9 @@ func testDagAdvanceAfterAll(e *env) {
 // once.
 func testDagAdvanceOnceUnderRace(e *env) {
 	n := e.node("n")
-	fire := e.now().Add(time.Second).Truncate(time.Second)
 	b, c := e.pending("b"), e.pending("c")
 	_, adv := e.dagStep("d", "b", "c")
+	fire := e.fireAfterSteps()
 	e.dagParentRun(b, n.ID, fire, repository.ExecSucceeded, "")
 	e.dagParentRun(c, n.ID, fire, repository.ExecSucceeded, "")
 	var wg sync.WaitGroup
@@ -114,9 +121,9 @@ func testDagAdvanceOnceUnderRace(e *env) {
 // it is not due for them.
 func testDagPausedPasses(e *env) {
 	n := e.node("n")
-	fire := e.now().Add(time.Second).Truncate(time.Second)
 	b := e.pending("b")
 	_, adv := e.dagStep("d", "b")
+	fire := e.fireAfterSteps()
 	if _, err := e.s.Pause(e.ctx, e.g, "d"); err != nil {
 		e.t.Fatal(err)
 	}
