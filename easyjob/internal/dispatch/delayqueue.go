@@ -155,6 +155,16 @@ func (q *DelayQueue) Drain() []*claim.Claim {
 	return out
 }
 
+// CountAt is how many claims are queued at local fire time at.
+func (q *DelayQueue) CountAt(at time.Time) int {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if b := q.buckets[at.UnixNano()]; b != nil {
+		return b.live
+	}
+	return 0
+}
+
 // Len is how many claims are queued.
 func (q *DelayQueue) Len() int {
 	q.mu.Lock()

@@ -115,6 +115,28 @@ func TestDelayQueueRemove(t *testing.T) {
 	}
 }
 
+// CountAt counts the claims still queued at one fire time.
+func TestDelayQueueCountAt(t *testing.T) {
+	q := NewDelayQueue()
+	items := []*claim.Claim{dqItem(1, time.Second), dqItem(2, time.Second), dqItem(3, time.Second), dqItem(4, 2*time.Second)}
+	for _, c := range items {
+		q.Push(c)
+	}
+	q.Remove(items[1])
+	for _, c := range []struct {
+		at   time.Duration
+		want int
+	}{{time.Second, 2}, {2 * time.Second, 1}, {3 * time.Second, 0}} {
+		if got := q.CountAt(dqT0.Add(c.at)); got != c.want {
+			t.Errorf("CountAt(+%v) = %d, want %d", c.at, got, c.want)
+		}
+	}
+	q.PopDue(dqT0.Add(time.Second))
+	if got := q.CountAt(dqT0.Add(time.Second)); got != 0 {
+		t.Errorf("CountAt after the pop = %d, want 0", got)
+	}
+}
+
 func TestDelayQueueDrain(t *testing.T) {
 	q := NewDelayQueue()
 	items := []*claim.Claim{dqItem(1, 3*time.Second), dqItem(2, time.Second), dqItem(3, 2*time.Second)}

@@ -37,6 +37,7 @@ func (n *Node) boss(ctx context.Context) {
 				n.pool.Track(func() { n.giveBack(c) })
 			}
 		}
+		again := n.collector.check(now, next, n.queue.CountAt)
 		wait, precise := dispatch.Wait(next)
 		if precise {
 			dispatch.SleepUntil(next)
@@ -44,6 +45,9 @@ func (n *Node) boss(ctx context.Context) {
 		}
 		if n.pool.HasWaiting() {
 			wait = min(wait, n.cfg.StartDeadline/4)
+		}
+		if !again.IsZero() {
+			wait = min(wait, time.Until(again))
 		}
 		timer.Reset(max(wait, 0))
 		select {

@@ -73,6 +73,7 @@ type Node struct {
 	starter   *starter
 	completer *completer
 	outage    *outage // keeps a database outage to a few log lines
+	collector *burstCollector
 
 	cals       calendars                              // the group's exclusion calendars (calendars.go)
 	cancels    cancelReader                           // operators' cancel requests (cancel.go); owned by its loop
@@ -103,6 +104,7 @@ func New(cfg Config, store repository.Runtime, specs map[string]*spec.Spec) (*No
 		reconcileNow: make(chan struct{}, 1),
 		queue:        dispatch.NewDelayQueue(),
 		handovers:    dispatch.NewDelayQueue(),
+		collector:    newBurstCollector(burstCollectMin),
 		hooks:        cfg.Hooks,
 		obs:          cfg.Observer,
 	}
@@ -208,6 +210,7 @@ func (n *Node) Run(ctx context.Context) error {
 	workWG.Go(func() { loopEvery(work, n.outage, "housekeep", n.housekeepEvery, nil, n.housekeep) })
 	workWG.Go(func() { loop(work, n.outage, "reconcile", n.cfg.HeartbeatInterval, n.reconcileNow, n.reconcileStep) })
 	workWG.Go(func() { n.boss(work) })
+	workWG.Go(func() { n.collector.run(work) })
 	workWG.Go(func() { n.watchHandovers(work) })
 	workWG.Go(func() { loop(work, n.outage, "cancels", n.cfg.HeartbeatInterval, nil, n.readCancels) })
 	if len(n.broadcasts) > 0 {
