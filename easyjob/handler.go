@@ -1,7 +1,6 @@
 package easyjob
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -47,9 +46,7 @@ func handlerJob[A any](fn func(context.Context, A) error) spec.Job {
 		}()
 		var args A
 		if len(r.Args) > 0 {
-			dec := json.NewDecoder(bytes.NewReader(r.Args))
-			dec.DisallowUnknownFields()
-			if err := dec.Decode(&args); err != nil {
+			if err := argschema.Decode(r.Args, &args); err != nil {
 				return fmt.Errorf("easyjob: arguments of %q do not decode into %s: %w", r.Task, reflect.TypeFor[A](), err)
 			}
 		}
