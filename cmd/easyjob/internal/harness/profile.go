@@ -3,13 +3,17 @@ package harness
 import (
 	"fmt"
 	"os"
+	"runtime"
 	"runtime/pprof"
 	"runtime/trace"
+	"strconv"
 )
 
 // nodeProfiles starts what the environment asks for in this node process,
 // for finding where a node spends its time under bench load: a CPU
-// profile written to $EASYJOB_NODE_CPUPROFILE.<pid> and an execution
+// profile written to $EASYJOB_NODE_CPUPROFILE.<pid> (sampled at
+// $EASYJOB_NODE_CPUPROFILE_HZ if set; with a trace, the samples go into
+// it too) and an execution
 // trace (the goroutine and GC timeline of every burst) to
 // $EASYJOB_NODE_TRACE.<pid>, and the allocations of the whole run (a heap
 // profile, read with -sample_index=alloc_space) to
@@ -25,6 +29,11 @@ func nodeProfiles() (stop func(), err error) {
 		f, err := os.Create(fmt.Sprintf("%s.%d", prefix, os.Getpid()))
 		if err != nil {
 			return nil, fmt.Errorf("cpu profile: %w", err)
+		}
+		if hz, err := strconv.Atoi(os.Getenv("EASYJOB_NODE_CPUPROFILE_HZ")); err == nil && hz > 0 {
+			// Above pprof's 100 Hz, so that a burst of a few tens of
+			// milliseconds gets samples enough (the runtime warns, once).
+			runtime.SetCPUProfileRate(hz)
 		}
 		if err := pprof.StartCPUProfile(f); err != nil {
 			_ = f.Close()
