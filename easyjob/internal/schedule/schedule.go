@@ -45,6 +45,10 @@ type Schedule struct {
 	// time + shift; 0 for none.
 	shift time.Duration
 	memo  *tickMemo // shared by the specs of one node with this expr and loc; may be nil
+	// simple is the expression as a simpleCron (simple.go) when it is one
+	// and the zone is UTC (isSimple): its fires are computed, not searched.
+	simple   simpleCron
+	isSimple bool
 	// afterParents marks a DAG step's schedule (after.go).
 	afterParents bool
 }
@@ -98,6 +102,9 @@ func Parse(expr, tz string) (Schedule, error) {
 	}
 	if at, ok, err := parseAt(expr, loc); ok || err != nil {
 		return Schedule{expr: expr, loc: loc, at: at}, err
+	}
+	if c, ok := parseSimple(expr); ok && loc == time.UTC {
+		return Schedule{expr: expr, loc: loc, simple: c, isSimple: true}, nil // fires every day
 	}
 	if !gronx.IsValid(expr) {
 		return Schedule{}, invalidField(expr)
@@ -223,6 +230,9 @@ func (s Schedule) next(t time.Time) (time.Time, bool) {
 			return s.at, true
 		}
 		return time.Time{}, false
+	}
+	if s.isSimple {
+		return s.simple.next(t), true
 	}
 	// gronx works at second precision in the reference time's zone.
 	ref := t.In(s.loc).Truncate(time.Second)
@@ -354,6 +364,9 @@ func (s Schedule) prev(t time.Time) (time.Time, bool) {
 			return time.Time{}, false
 		}
 		return s.at, true
+	}
+	if s.isSimple {
+		return s.simple.prev(t), true
 	}
 	p, err := gronx.PrevTickBefore(s.expr, t.In(s.loc).Truncate(time.Second), true)
 	if err != nil || p.After(t) {
