@@ -65,3 +65,25 @@ func nodeProfiles() (stop func(), err error) {
 	}
 	return stopAll, nil
 }
+
+// creationProfile profiles the harness's own process while it creates a
+// run's schedules (bench --schedules), to $EASYJOB_BENCH_CPUPROFILE when
+// set: the client's share of a schedule's creation. The returned stop
+// flushes it.
+func creationProfile() (stop func()) {
+	path := os.Getenv("EASYJOB_BENCH_CPUPROFILE")
+	if path == "" {
+		return func() {}
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "easyjob bench: creation profile: %v\n", err)
+		return func() {}
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		fmt.Fprintf(os.Stderr, "easyjob bench: creation profile: %v\n", err)
+		_ = f.Close()
+		return func() {}
+	}
+	return func() { pprof.StopCPUProfile(); _ = f.Close() }
+}

@@ -303,7 +303,9 @@ func createSchedules(ctx context.Context, dsn, group string, pl *schedulePlan, s
 		})
 	}
 	stopProgress := creationProgress(o, &done, n, t0)
+	stopProfile := creationProfile()
 	wg.Wait()
+	stopProfile()
 	took := time.Since(t0)
 	stopProgress()
 	for range batches { // a writer that failed leaves the producer waiting
