@@ -209,10 +209,13 @@ func (c *completer) oldestQuiet() (time.Time, bool) {
 // run writes batches until ctx is done, waits for those in flight, then
 // fails whatever is still queued or submitted later. A failed statement
 // is retried with backoff: a result is never dropped while the node
-// lives. Before a batch goes out, settle waits (briefly) for the fires
-// queued behind a burst to get a worker, and the batch waits for its
-// oldest finish's quiet time: the statement should not take CPU from jobs
-// still starting, and the batch grows meanwhile. While every statement is
+// lives. Before a batch goes out it waits for its oldest finish's quiet
+// time, then settle waits (briefly) for the fires still queued behind a
+// burst to get a worker: the statement should not take CPU from jobs
+// still starting, and the batch grows meanwhile. Settling after the quiet
+// time, not before it, covers a burst that outlasts its estimate (a slow
+// server, a collection): p99 of 20 000 fires in one second 34-60 ms
+// against 84-106 ms on a day this machine's server was slow. While every statement is
 // busy, the requests that come in are built every finishQuiet, so their
 // next fires are queued without waiting for a free statement.
 func (c *completer) run(ctx context.Context, settle func(context.Context)) {
@@ -231,10 +234,10 @@ func (c *completer) run(ctx context.Context, settle func(context.Context)) {
 			}
 			quiet, ok = c.oldestQuiet()
 		}
-		settle(ctx)
 		if wait := time.Until(quiet); wait > 0 && !schedule.Sleep(ctx, wait) {
 			return
 		}
+		settle(ctx)
 		c.prepare(time.Now())
 		// A free slot: while none is, requests queue up and make the next
 		// batch, and are built as they come.
