@@ -19,7 +19,8 @@ type ReportArgs struct {
 
 // A handler is code registered by kind; the schedules that run it, each
 // with its own cron and arguments, are created at runtime (Client.Create)
-// from any process that shares the database.
+// from any process that shares the database, and a trigger may give one
+// run arguments of its own (WithArgs).
 func ExampleHandle() {
 	store := memory.New()
 	s, err := easyjob.New(easyjob.Config{Store: store, PollInterval: 100 * time.Millisecond})
@@ -72,6 +73,26 @@ func ExampleHandle() {
 		Args: json.RawMessage(`{"customer": "acme", "days": "seven"}`),
 	})
 	fmt.Println(errors.Is(err, easyjob.ErrInvalidArgs))
+
+	// A trigger may carry arguments of its own for that one run (WithArgs);
+	// History records each run's arguments and why it ran (Kind).
+	if _, err := c.Trigger(ctx, "report-acme", easyjob.WithArgs(ReportArgs{Customer: "acme", Days: 90})); err != nil {
+		fmt.Println(err)
+		return
+	}
+	for manual := false; !manual; time.Sleep(10 * time.Millisecond) {
+		runs, err := c.History(ctx, "report-acme", easyjob.HistoryFilter{})
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		for _, r := range runs {
+			if r.Kind == easyjob.RunManual && !r.FinishedAt.IsZero() {
+				fmt.Println(r.Kind, string(r.Args))
+				manual = true
+			}
+		}
+	}
 	cancel()
 	if err := <-ran; err != nil {
 		fmt.Println("run:", err)
@@ -79,6 +100,7 @@ func ExampleHandle() {
 	// Output:
 	// {Customer:acme Days:7}
 	// true
+	// manual {"customer":"acme","days":90}
 }
 
 // ListTasks reads a group a page at a time, by name: each page starts
