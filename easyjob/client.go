@@ -440,22 +440,31 @@ func (c *Client) triggerable(ctx context.Context, name string) error {
 
 // rootOf returns the name of the root of t's chain.
 func (c *Client) rootOf(ctx context.Context, t repository.Task) (string, error) {
-	ts, err := c.store.Tasks(ctx, c.group)
+	ts, err := c.chain(ctx, t.Name)
 	if err != nil {
-		return "", fmt.Errorf("easyjob: list tasks of group %q: %w", c.group, err)
+		return "", fmt.Errorf("easyjob: read the chain of %q: %w", t.Name, err)
 	}
-	byID := make(map[repository.TaskID]repository.Task, len(ts))
 	for _, x := range ts {
-		byID[x.ID] = x
-	}
-	for range len(ts) { // bounded: a corrupt parent link cannot loop
-		p, ok := byID[t.ParentID]
-		if !ok {
-			break
+		if x.ParentID == 0 {
+			return x.Name, nil
 		}
-		t = p
 	}
 	return t.Name, nil
+}
+
+// chain reads the chain of the task name (its root and the root's
+// descendants, by id): what a lookup of parents or children needs, read
+// at a cost that follows the chain, not the group.
+func (c *Client) chain(ctx context.Context, name string) ([]repository.Task, error) {
+	rows, err := c.store.TaskTree(ctx, c.group, name, c.live)
+	if err != nil {
+		return nil, err
+	}
+	ts := make([]repository.Task, len(rows))
+	for i, r := range rows {
+		ts[i] = r.Task
+	}
+	return ts, nil
 }
 
 // Pause stops future fires of the task. A fire that is running completes
@@ -706,14 +715,16 @@ func (c *Client) Nodes(ctx context.Context) ([]NodeInfo, error) {
 	if err != nil {
 		return nil, fmt.Errorf("easyjob: list nodes of group %q: %w", c.group, err)
 	}
-	ts, err := c.store.Tasks(ctx, c.group)
+	// Counted by the store, not read row by row: a group may hold a
+	// million runtime schedules.
+	counts, err := c.store.TaskCounts(ctx, c.group, c.live)
 	if err != nil {
-		return nil, fmt.Errorf("easyjob: list tasks of group %q: %w", c.group, err)
+		return nil, fmt.Errorf("easyjob: count the claims of group %q: %w", c.group, err)
 	}
 	inFlight := map[repository.NodeID]int{}
-	for _, t := range ts {
-		if t.Status == repository.TaskDoing && t.NodeID != 0 {
-			inFlight[t.NodeID]++
+	for _, k := range counts {
+		if k.Status == repository.TaskDoing && k.NodeID != 0 {
+			inFlight[k.NodeID] += k.Count
 		}
 	}
 	return c.NodeInfos(ns, now, inFlight), nil
@@ -764,9 +775,12 @@ func (c *Client) info(ctx context.Context, t repository.Task) (TaskInfo, error) 
 	if t.ParentID == 0 {
 		return TaskInfoOf(t, ""), nil
 	}
-	ts, err := c.store.Tasks(ctx, c.group)
+	ts, err := c.chain(ctx, t.Name)
+	if errors.Is(err, ErrTaskNotFound) {
+		return TaskInfoOf(t, ""), nil // removed since: no chain left to name its parent
+	}
 	if err != nil {
-		return TaskInfo{}, fmt.Errorf("easyjob: list tasks of group %q: %w", c.group, err)
+		return TaskInfo{}, fmt.Errorf("easyjob: read the chain of %q: %w", t.Name, err)
 	}
 	for _, p := range ts {
 		if p.ID == t.ParentID {

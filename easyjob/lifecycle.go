@@ -43,7 +43,9 @@ func (o RemoveOptions) describe(n int) string {
 // at once: a fire of it already claimed is fenced. It returns the tasks
 // removed, the named one first.
 func (c *Client) Remove(ctx context.Context, name string, o RemoveOptions) ([]TaskInfo, error) {
-	ts, err := c.store.Tasks(ctx, c.group)
+	// The task's chain, not the group: a group may hold a million runtime
+	// schedules.
+	ts, err := c.chain(ctx, name)
 	if err != nil {
 		return nil, c.wrap("remove", name, err)
 	}

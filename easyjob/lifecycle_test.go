@@ -1,6 +1,7 @@
 package easyjob
 
 import (
+	"context"
 	"errors"
 	"slices"
 	"strings"
@@ -267,5 +268,60 @@ func TestNewValidatesConfig(t *testing.T) {
 	}
 	if _, err := New(Config{Strategy: "id_hash", Group: "billing"}); err != nil {
 		t.Errorf("valid config: %v", err)
+	}
+}
+
+// wholeGroupStore fails any read of a whole group's tasks: the operator
+// actions on one task must cost what its chain does, whatever the group
+// holds (a million runtime schedules).
+type wholeGroupStore struct {
+	repository.Store
+	t *testing.T
+}
+
+func (s wholeGroupStore) Tasks(ctx context.Context, group string) ([]repository.Task, error) {
+	s.t.Errorf("Tasks(%q) read the whole group", group)
+	return s.Store.Tasks(ctx, group)
+}
+
+// TestOneTaskActionsReadItsChain: remove, pause and resume of a chain's
+// child, and listing the nodes, never read the group's every task.
+func TestOneTaskActionsReadItsChain(t *testing.T) {
+	ctx := t.Context()
+	mem := memory.New()
+	now, err := mem.Now(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = mem.UpsertTasks(ctx, "g", []repository.TaskDef{
+		{Name: "root", Cron: "0 0 * * * *", NextStartTime: now.Add(time.Hour)},
+		{Name: "child", Parent: "root"},
+		{Name: "grandchild", Parent: "child"},
+		{Name: "other", Cron: "0 0 * * * *", NextStartTime: now.Add(time.Hour)},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := NewClient(ctx, Config{Store: wholeGroupStore{mem, t}, Group: "g"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	info, err := c.Pause(ctx, "child")
+	if err != nil || info.Parent != "root" || !info.Paused {
+		t.Fatalf("pause child: %+v, %v; want paused, parent root", info, err)
+	}
+	if info, err = c.Resume(ctx, "child"); err != nil || info.Parent != "root" {
+		t.Fatalf("resume child: %+v, %v", info, err)
+	}
+	if _, err := c.Nodes(ctx); err != nil {
+		t.Fatal(err)
+	}
+	gone, err := c.Remove(ctx, "child", RemoveOptions{Force: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(gone) != 2 || gone[0].Name != "child" || gone[0].Parent != "root" || gone[1].Name != "grandchild" || gone[1].Parent != "child" {
+		t.Fatalf("removed %+v, want child (parent root), grandchild (parent child)", gone)
 	}
 }

@@ -81,12 +81,24 @@ func (s *Store) RemoveTask(ctx context.Context, group, name string, o repository
 	return out, err
 }
 
+// subtreeSQL selects the task named by its two arguments (group, name)
+// and its descendants, by id, following easyjob_tasks_parent_idx from the
+// root down: the rows of the subtree only, however many the group has.
+var subtreeSQL = `WITH RECURSIVE sub(id) AS (
+  SELECT id FROM easyjob_tasks WHERE group_name = ? AND name = ? AND status <> 'removed'
+  UNION
+  SELECT c.id FROM easyjob_tasks c JOIN sub ON c.parent_id = sub.id WHERE c.status <> 'removed'
+)
+SELECT ` + taskCols("t") + ` FROM easyjob_tasks t WHERE t.id IN (SELECT id FROM sub) ORDER BY t.id`
+
 func removeTx(ctx context.Context, tx bun.Tx, group, name string, o repository.Removal) ([]repository.Task, error) {
 	if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(?::int, hashtext(?))`, upsertLockClass, group); err != nil {
 		return nil, err
 	}
-	stored, err := scanTasks(tx.QueryContext(ctx,
-		`SELECT `+taskCols("t")+` FROM easyjob_tasks t WHERE t.group_name = ? AND t.status <> 'removed' ORDER BY t.id FOR NO KEY UPDATE`, group))
+	// The subtree's rows only: locking the group's (a million runtime
+	// schedules) would stall every claim and finish of the group. The
+	// advisory lock keeps UpsertTasks from adding a child meanwhile.
+	stored, err := scanTasks(tx.QueryContext(ctx, subtreeSQL+` FOR NO KEY UPDATE OF t`, group, name))
 	if err != nil {
 		return nil, err
 	}

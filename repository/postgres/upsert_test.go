@@ -30,20 +30,7 @@ func TestUpsertUnchangedLocksNoRow(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	db, err := sql.Open("pgx", dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	holder, err := db.BeginTx(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = holder.Rollback() }()
-	// What a running node's claim or finish statement holds on its row.
-	if _, err := holder.ExecContext(ctx, `SELECT id FROM easyjob_tasks WHERE id = $1 FOR NO KEY UPDATE`, int64(rows[0].ID)); err != nil {
-		t.Fatal(err)
-	}
+	holdRow(t, dsn, rows[0].ID)
 
 	// A deadline instead of blocking for good: the upsert must not wait
 	// for the held row at all.
@@ -59,5 +46,66 @@ func TestUpsertUnchangedLocksNoRow(t *testing.T) {
 	}
 	if got[1].Cron != "*/2 * * * * *" {
 		t.Fatalf("changed task: cron %q, want */2 * * * * *", got[1].Cron)
+	}
+}
+
+// Removing a task locks its own subtree, not the group: while another
+// transaction holds the row of an unrelated task, the removal goes through
+// at once, with the task's descendants. A group of a million schedules
+// would otherwise stall every claim and finish while one is removed.
+func TestRemoveLocksOnlyItsSubtree(t *testing.T) {
+	dsn := pgtest.SharedDatabase(t)
+	ctx := context.Background()
+	store := pgtest.OpenStore(t, dsn)
+	group := fmt.Sprintf("pg-remove-nolock-%d", time.Now().UnixNano())
+	rows, err := store.UpsertTasks(ctx, group, []repository.TaskDef{
+		{Name: "other", Cron: "0 0 * * * *"},
+		{Name: "root", Cron: "0 0 * * * *"},
+		{Name: "child", Parent: "root"},
+		{Name: "grandchild", Parent: "child"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	holdRow(t, dsn, rows[0].ID)
+
+	within, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	removed, err := store.RemoveTask(within, group, "root", repository.Removal{})
+	if err != nil {
+		t.Fatalf("removing while another task's row is held: %v", err)
+	}
+	var names []string
+	for _, r := range removed {
+		names = append(names, r.Name)
+	}
+	if fmt.Sprint(names) != "[root child grandchild]" {
+		t.Fatalf("removed %v, want [root child grandchild]", names)
+	}
+	left, err := store.Tasks(ctx, group)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(left) != 1 || left[0].Name != "other" {
+		t.Fatalf("left %+v, want only other", left)
+	}
+}
+
+// holdRow holds task id's row until the test ends, as a running node's
+// claim or finish statement does.
+func holdRow(t *testing.T, dsn string, id repository.TaskID) {
+	t.Helper()
+	db, err := sql.Open("pgx", dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = db.Close() })
+	holder, err := db.BeginTx(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = holder.Rollback() })
+	if _, err := holder.ExecContext(context.Background(), `SELECT id FROM easyjob_tasks WHERE id = $1 FOR NO KEY UPDATE`, int64(id)); err != nil {
+		t.Fatal(err)
 	}
 }
