@@ -152,6 +152,10 @@ type TaskInfo struct {
 	Shards  int      `json:"shards,omitempty"`
 	ShardOf string   `json:"shard_of,omitempty"`
 	Shard   int      `json:"shard,omitempty"`
+	// Options are the task's policies as stored (time zone, timeout,
+	// retries, misfire, overlap, ...; durations in nanoseconds): what
+	// OptionsOf turns back into Options.
+	Options repository.TaskOptions `json:"options"`
 }
 
 // HistoryFilter selects and pages executions, newest first: Status ("" for
@@ -804,6 +808,7 @@ func TaskInfoOf(t repository.Task, parent string) TaskInfo {
 		Dynamic: t.Dynamic, Args: rawArgs(t.Args), Revision: t.Revision, Handler: handlerOf(t),
 		Broadcast: t.Options.Broadcast, Daemon: t.Options.Daemon,
 		Parents: t.Options.Parents.List(), Shards: t.Options.Shards, ShardOf: t.Options.ShardOf, Shard: t.Options.Shard,
+		Options: t.Options,
 	}
 }
 

@@ -340,33 +340,17 @@ func (a *API) createBatch(w http.ResponseWriter, r *http.Request, body []byte) e
 		return err
 	}
 	a.wrote()
+	// The created rows carry their policies: nothing is read back (a
+	// read of the group's tasks would cost a million rows a batch).
 	out := taskList{Tasks: make([]apiTask, len(ts)), Total: len(ts)}
-	opts := a.optionsByName(r.Context())
 	for i, t := range ts {
-		o, ok := opts[t.Name]
-		if !ok {
-			out.Tasks[i] = newAPITask(t, nil)
-			continue
-		}
-		out.Tasks[i] = newAPITask(t, &o)
+		out.Tasks[i] = newAPITask(t, &ts[i].Options)
+	}
+	if err := a.markWaiting(r.Context(), out.Tasks); err != nil {
+		a.opts.Logger.Warn("easyjob api: read the live nodes after a batch create failed", "err", err)
 	}
 	writeJSON(w, http.StatusCreated, out)
 	return nil
-}
-
-// optionsByName reads the policies of every task of the group, by name
-// (none when the read fails: a batch's answer goes without them).
-func (a *API) optionsByName(ctx context.Context) map[string]repository.TaskOptions {
-	rows, err := a.client.Control().Tasks(ctx, a.client.Group())
-	if err != nil {
-		a.opts.Logger.Warn("easyjob api: read back after a batch create failed", "err", err)
-		return nil
-	}
-	out := make(map[string]repository.TaskOptions, len(rows))
-	for _, t := range rows {
-		out[t.Name] = t.Options
-	}
-	return out
 }
 
 // updateTask replaces the definition of a schedule created at runtime.

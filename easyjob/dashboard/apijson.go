@@ -288,6 +288,9 @@ func (d *duration) UnmarshalJSON(b []byte) error {
 type apiTask struct {
 	easyjob.TaskInfo
 	policyJSON
+	// Options hides TaskInfo.Options: the API gives the policies as
+	// fields of their own (policyJSON).
+	Options *struct{} `json:"options,omitempty"`
 }
 
 // newAPITask is t with the policies of o (none when o is nil).

@@ -122,19 +122,27 @@ func same(t *testing.T, what string, inFile, inCode []string) {
 // jsonNames lists the JSON names of the fields of struct type typ,
 // embedded structs' included.
 func jsonNames(typ reflect.Type) []string {
-	var out []string
+	var own, deeper []string
+	hidden := map[string]bool{}
 	for f := range typ.Fields() {
 		tag := f.Tag.Get("json")
 		name, _, _ := strings.Cut(tag, ",")
 		switch {
 		case name == "-":
 		case f.Anonymous && name == "" && f.Type.Kind() == reflect.Struct:
-			out = append(out, jsonNames(f.Type)...)
+			deeper = append(deeper, jsonNames(f.Type)...)
+		case f.Type == reflect.TypeFor[*struct{}]():
+			hidden[name] = true // a field that hides an embedded one's, never written
 		case name != "":
-			out = append(out, name)
+			own = append(own, name)
 		case f.IsExported():
-			out = append(out, f.Name)
+			own = append(own, f.Name)
 		}
 	}
-	return out
+	// A name of this level hides the same name embedded deeper, as
+	// encoding/json does.
+	for _, n := range own {
+		hidden[n] = true
+	}
+	return append(own, slices.DeleteFunc(deeper, func(n string) bool { return hidden[n] })...)
 }
