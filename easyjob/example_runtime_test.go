@@ -142,3 +142,59 @@ func ExampleAllowUnknownHandler() {
 	// true
 	// waiting: no live node has its handler "invoice"; the fires below come once one has
 }
+
+// OptionsOf turns a task's stored policies (TaskInfo.Options) back into
+// Options: an edit of one field keeps the others.
+func ExampleOptionsOf() {
+	ctx := context.Background()
+	c, err := easyjob.NewClient(ctx, easyjob.Config{Store: memory.New()})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer c.Close()
+	_, err = c.Create(ctx, easyjob.Schedule{Name: "report-acme", Handler: "report", Cron: "0 0 8 * * *",
+		Options: []easyjob.Option{easyjob.TZ("Europe/Paris"), easyjob.Timeout(time.Minute)}},
+		easyjob.AllowUnknownHandler())
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	t, err := c.Task(ctx, "report-acme")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	t, err = c.Update(ctx, easyjob.Schedule{Name: t.Name, Handler: t.Handler, Cron: "0 0 9 * * *", Args: t.Args,
+		Options: easyjob.OptionsOf(t.Options)}, easyjob.AllowUnknownHandler())
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(t.Cron, t.Options.Timezone, t.Options.Timeout)
+	// Output:
+	// 0 0 9 * * * Europe/Paris 1m0s
+}
+
+// NextFires reads a cron without a store: what a form shows before the
+// schedule is saved. DST follows the wall clock: 02:30 does not exist in
+// Paris on 31 March 2030 (02:00 becomes 03:00), so there is no fire that
+// day.
+func ExampleNextFires() {
+	after := time.Date(2030, 3, 30, 12, 0, 0, 0, time.UTC)
+	fires, err := easyjob.NextFires("0 30 2 * * *", "Europe/Paris", after, 3)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, f := range fires {
+		fmt.Println(f.UTC().Format(time.DateTime))
+	}
+	_, err = easyjob.NextFires("0 30 25 * * *", "", after, 3)
+	fmt.Println(errors.Is(err, easyjob.ErrInvalidCron))
+	// Output:
+	// 2030-04-01 00:30:00
+	// 2030-04-02 00:30:00
+	// 2030-04-03 00:30:00
+	// true
+}

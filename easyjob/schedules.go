@@ -24,7 +24,7 @@ type Schedule struct {
 	// (Cron "@at <At>"), is recorded like any run, and then finishes.
 	At time.Time
 	// Args are the run's arguments, encoded as JSON (a json.RawMessage or
-	// []byte is taken as JSON text); nil runs with none.
+	// []byte is taken as JSON text); nil, or an empty one, runs with none.
 	Args any
 	// Options are the per-schedule policies: Timeout, Retry, TZ, Misfire,
 	// SkipInterrupted, EveryFromCreation. Parent and InTx are refused.
@@ -275,8 +275,14 @@ func encodeArgs(v any) (string, error) {
 	case nil:
 		return "", nil
 	case json.RawMessage:
+		if len(a) == 0 {
+			return "", nil // TaskInfo.Args of a schedule without arguments, given back
+		}
 		b = a
 	case []byte:
+		if len(a) == 0 {
+			return "", nil
+		}
 		b = a
 	default:
 		var err error
