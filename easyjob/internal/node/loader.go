@@ -2,6 +2,7 @@ package node
 
 import (
 	"context"
+	"math/rand/v2"
 	"time"
 
 	"github.com/easyjob-go/easyjob/easyjob/internal/claim"
@@ -112,9 +113,18 @@ func (n *Node) pick(live []repository.Node, due repository.Due, room int) (refs 
 // ahead of it, less than loading and claiming a burst of tens of
 // thousands of one-offs takes on a busy database: whole nodes fired their
 // share of the burst up to a second late.
+//
+// The idle wait is shortened by a random part of up to a poll interval (at
+// most half the wait): "nothing due" also describes tasks a peer holds for
+// the moment. A fixed wait that is a whole number of a cron's periods kept
+// a node passing in the same instant of each second, just while a peer
+// held every task on an every-second cron, and where no notification
+// came (no LISTEN: a store without it, a transaction pooler) it never saw
+// the tasks the peer handed it: that peer ran them all.
 func (n *Node) loadEvery() time.Duration {
 	if n.idle.Load() {
-		return max(n.cfg.PollInterval, n.cfg.FetchWindow/2)
+		wait := max(n.cfg.PollInterval, n.cfg.FetchWindow/2)
+		return wait - rand.N(min(n.cfg.PollInterval, wait/2))
 	}
 	return n.cfg.PollInterval
 }

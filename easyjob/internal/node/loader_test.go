@@ -48,24 +48,35 @@ func TestPickShares(t *testing.T) {
 
 // TestLoadEveryIdle: an idle node's next pass comes early enough that a
 // task entering the fetch window meanwhile is found at least half the
-// window before it fires; a busy node's comes every poll interval.
+// window before it fires, at a varying instant (up to a poll interval,
+// at most half the wait, early) so that it cannot keep meeting the same
+// instant of a cron's period; a busy node's comes every poll interval.
 func TestLoadEveryIdle(t *testing.T) {
-	for _, c := range []struct{ poll, window, idle time.Duration }{
-		{time.Second, 5 * time.Second, 2500 * time.Millisecond},
-		{time.Second, 1500 * time.Millisecond, time.Second},
-		{100 * time.Millisecond, 10 * time.Second, 5 * time.Second},
+	for _, c := range []struct{ poll, window, idle, spread time.Duration }{
+		{time.Second, 5 * time.Second, 2500 * time.Millisecond, time.Second},
+		{time.Second, 1500 * time.Millisecond, time.Second, 500 * time.Millisecond},
+		{300 * time.Millisecond, 2 * time.Second, time.Second, 300 * time.Millisecond},
+		{100 * time.Millisecond, 10 * time.Second, 5 * time.Second, 100 * time.Millisecond},
 	} {
 		n := &Node{cfg: Config{PollInterval: c.poll, FetchWindow: c.window}}
 		if got := n.loadEvery(); got != c.poll {
 			t.Errorf("busy, poll %v window %v: next pass in %v; want %v", c.poll, c.window, got, c.poll)
 		}
 		n.idle.Store(true)
-		got := n.loadEvery()
-		if got != c.idle {
-			t.Errorf("idle, poll %v window %v: next pass in %v; want %v", c.poll, c.window, got, c.idle)
+		lo, hi := c.idle, time.Duration(0)
+		for range 1000 {
+			got := n.loadEvery()
+			lo, hi = min(lo, got), max(hi, got)
+			if got > c.idle || got <= c.idle-c.spread {
+				t.Fatalf("idle, poll %v window %v: next pass in %v; want in (%v, %v]", c.poll, c.window, got, c.idle-c.spread, c.idle)
+			}
+			if ahead := c.window - got; ahead < c.window/2 && c.idle != c.poll { // at the poll interval: as busy
+				t.Fatalf("idle, poll %v window %v: a task entering the window is found %v before it fires; want at least half the window", c.poll, c.window, ahead)
+			}
 		}
-		if ahead := c.window - got; ahead < c.window/2 && got != c.poll {
-			t.Errorf("idle, poll %v window %v: a task entering the window is found %v before it fires; want at least half the window", c.poll, c.window, ahead)
+		// The instant varies over most of the spread, not a fixed wait.
+		if hi-lo < c.spread*8/10 {
+			t.Errorf("idle, poll %v window %v: waits from %v to %v; want them spread over %v", c.poll, c.window, lo, hi, c.spread)
 		}
 	}
 }
