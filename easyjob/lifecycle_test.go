@@ -1,7 +1,6 @@
 package easyjob
 
 import (
-	"context"
 	"errors"
 	"slices"
 	"strings"
@@ -12,6 +11,7 @@ import (
 	"github.com/easyjob-go/easyjob/easyjob/observe"
 	"github.com/easyjob-go/easyjob/repository"
 	"github.com/easyjob-go/easyjob/repository/memory"
+	"github.com/easyjob-go/easyjob/repository/storetest"
 )
 
 // TestOverrideSurvivesRestarts: an operator's reschedule and pause hold
@@ -271,19 +271,6 @@ func TestNewValidatesConfig(t *testing.T) {
 	}
 }
 
-// wholeGroupStore fails any read of a whole group's tasks: the operator
-// actions on one task must cost what its chain does, whatever the group
-// holds (a million runtime schedules).
-type wholeGroupStore struct {
-	repository.Store
-	t *testing.T
-}
-
-func (s wholeGroupStore) Tasks(ctx context.Context, group string) ([]repository.Task, error) {
-	s.t.Errorf("Tasks(%q) read the whole group", group)
-	return s.Store.Tasks(ctx, group)
-}
-
 // TestOneTaskActionsReadItsChain: remove, pause and resume of a chain's
 // child, and listing the nodes, never read the group's every task.
 func TestOneTaskActionsReadItsChain(t *testing.T) {
@@ -302,7 +289,7 @@ func TestOneTaskActionsReadItsChain(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := NewClient(ctx, Config{Store: wholeGroupStore{mem, t}, Group: "g"})
+	c, err := NewClient(ctx, Config{Store: storetest.NoWholeGroupReads(t, mem), Group: "g"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,7 +1,6 @@
 package dashboard
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -16,6 +15,7 @@ import (
 	"github.com/easyjob-go/easyjob/repository"
 	"github.com/easyjob-go/easyjob/repository/memory"
 	"github.com/easyjob-go/easyjob/repository/postgres/pgtest"
+	"github.com/easyjob-go/easyjob/repository/storetest"
 )
 
 // apiFixture is the API mounted under /svc on a store with one echo node.
@@ -402,24 +402,11 @@ func TestAPIForbidden(t *testing.T) {
 	}
 }
 
-// wholeGroupStore fails a read of every task of a group: a batch create
-// answers from the rows it wrote, whatever the group holds (a million
-// schedules).
-type wholeGroupStore struct {
-	repository.Store
-	t *testing.T
-}
-
-func (s wholeGroupStore) Tasks(ctx context.Context, group string) ([]repository.Task, error) {
-	s.t.Errorf("Tasks(%q) read the whole group", group)
-	return s.Store.Tasks(ctx, group)
-}
-
 // TestAPIBatch: a batch create is all or nothing, bounded, on both stores,
 // and reads back none of the group's other tasks.
 func TestAPIBatch(t *testing.T) {
 	eachStore(t, func(t *testing.T, store repository.Store) {
-		f := newAPIFixture(t, wholeGroupStore{store, t}, Options{})
+		f := newAPIFixture(t, storetest.NoWholeGroupReads(t, store), Options{})
 		item := func(name, extra string) string {
 			return fmt.Sprintf(`{"name": %q, "handler": "echo", "cron": "0 0 * * *"%s}`, name, extra)
 		}
